@@ -1,0 +1,68 @@
+"""Exceptions and warnings of sdcsession.
+
+Every error the library raises on bad input is an :class:`SdcError` subclass whose message names the
+column or parameter at fault and what was expected.
+
+Example
+-------
+>>> from sdcsession.errors import RoleError, SdcError
+>>> issubclass(RoleError, SdcError) and issubclass(RoleError, ValueError)
+True
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "SdcError",
+    "RoleError",
+    "ParameterError",
+    "TreatmentError",
+    "HistoryError",
+    "MeasureError",
+    "RecipeError",
+    "SdcWarning",
+]
+
+
+class SdcError(Exception):
+    """Base class of every error raised by sdcsession on bad input or misuse."""
+
+
+class RoleError(SdcError, ValueError):
+    """Variable roles do not fit the data (every problem listed in one message)."""
+
+    def __init__(self, problems: list[str] | str):
+        if isinstance(problems, str):
+            problems = [problems]
+        self.problems = list(problems)
+        if len(self.problems) == 1:
+            msg = self.problems[0]
+        else:
+            msg = f"{len(self.problems)} problems with the variable roles:\n" + "\n".join(
+                f"  - {p}" for p in self.problems
+            )
+        super().__init__(msg)
+
+
+class ParameterError(SdcError, ValueError):
+    """A parameter has an invalid value (raised at construction of a treatment or call of a measure)."""
+
+
+class TreatmentError(SdcError, ValueError):
+    """A treatment cannot be applied to this state of the data; the session is left unchanged."""
+
+
+class HistoryError(SdcError, LookupError):
+    """Undo past the root, redo with nothing to redo, or an unknown step."""
+
+
+class MeasureError(SdcError, ValueError):
+    """A risk or utility measure cannot be computed on these inputs (shapes, types, degenerate data)."""
+
+
+class RecipeError(SdcError, ValueError):
+    """A recipe is malformed, of a newer format, or names unknown treatments."""
+
+
+class SdcWarning(UserWarning):
+    """Warning about data or parameters that are legal but probably not what the user meant."""

@@ -1,0 +1,150 @@
+"""Measures bound to states: a registry of named measures and a per-state cache.
+
+A measure is a function ``fn(state, **params) -> value``. :func:`compute` looks the value up in the
+state's cache under ``(name, frozen params)`` and computes it on a miss; ``None`` results are cached
+too. :data:`COUNTS` counts real computations per name (tests use it to check that nothing is
+recomputed).
+
+Example
+-------
+>>> import pandas as pd
+>>> from sdcsession.roles import Roles
+>>> from sdcsession.state import State
+>>> df = pd.DataFrame({"sex": ["m", "f", "m"]})
+>>> st = State(df, Roles(keys=("sex",)), original=df, original_roles=Roles(keys=("sex",)))
+>>> int(st.measure("k_violations", k=2))
+1
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from .errors import ParameterError
+from .methods.base import freeze
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .state import State
+
+__all__ = ["Measure", "MEASURES", "COUNTS", "register", "compute", "available", "cache_key"]
+
+
+@attrs.frozen
+class Measure:
+    """A registered measure: name, function of (state, **params), one-line description."""
+
+    name: str
+    fn: Callable[..., Any]
+    description: str
+    kind: str = "risk"
+
+
+MEASURES: dict[str, Measure] = {}
+COUNTS: Counter[str] = Counter()
+
+
+def register(name: str, description: str, kind: str = "risk") -> Callable:
+    """Decorator registering ``fn(state, **params)`` as measure ``name``."""
+
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        MEASURES[name] = Measure(name, fn, description, kind)
+        return fn
+
+    return deco
+
+
+def cache_key(name: str, params: dict[str, Any]) -> tuple:
+    """The cache key of a measure call: ``(name, frozen sorted params)``."""
+    return (name, freeze(params))
+
+
+def compute(state: State, name: str, **params: Any) -> Any:
+    """Value of measure ``name`` on ``state``, from the state's cache when present."""
+    key = cache_key(name, params)
+    cache = state.cache
+    if key in cache:
+        return cache[key]
+    m = MEASURES.get(name)
+    if m is None:
+        raise ParameterError(f"measure: unknown measure {name!r}; known: {sorted(MEASURES)}")
+    value = m.fn(state, **params)
+    COUNTS[name] += 1
+    cache[key] = value
+    return value
+
+
+def available() -> dict[str, str]:
+    """Names of the registered measures with their one-line descriptions."""
+    return {n: m.description for n, m in sorted(MEASURES.items())}
+
+
+# ------------------------------------------------------------------------------------- risk
+@register("frequencies", "fk and Fk per record (missing keys as wildcards, weight alpha)")
+def _frequencies(state: State, alpha: float = 1.0) -> Any:
+    from .risk import frequencies
+
+    r = state.roles
+    return frequencies(state.data, list(r.keys), weight=r.weight, alpha=alpha)
+
+
+@register("individual_risk", "individual re-identification risk per record (Benedetti-Franconi)")
+def _individual(state: State, alpha: float = 1.0, method: str = "approx") -> Any:
+    from .risk.individual import individual_risk_from_freq
+
+    f = state.measure("frequencies", alpha=alpha)
+    if method == "approx":
+        return individual_risk_from_freq(f["fk"], f["Fk"], weighted=state.roles.weight is not None)
+    from .risk import individual_risk
+
+    r = state.roles
+    return individual_risk(state.data, list(r.keys), weight=r.weight, alpha=alpha, method=method)
+
+
+@register("household_risk", "household risk 1 - prod(1 - r_i) per record (None without household)")
+def _household(state: State, alpha: float = 1.0) -> Any:
+    r = state.roles
+    if r.household is None:
+        return None
+    import numpy as np
+    import pandas as pd
+
+    ind = state.measure("individual_risk", alpha=alpha)
+    hh = state.data[r.household]
+    codes, _ = pd.factorize(hh, use_na_sentinel=False)
+    logs = np.bincount(codes, weights=np.log1p(-np.minimum(ind.to_numpy(), 1.0 - 1e-300)))
+    return pd.Series(-np.expm1(logs[codes]), index=state.data.index, name="household_risk")
+
+
+@register("k_violations", "number of records whose key combination has fk < k (Fk < k if weighted)")
+def _kviol(state: State, k: int = 3, weighted: bool = False, alpha: float = 1.0) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int,)) or k < 1:
+        raise ParameterError(f"k: expected an integer >= 1, got {k!r}")
+    f = state.measure("frequencies", alpha=alpha)
+    col = "Fk" if weighted else "fk"
+    return int((f[col].to_numpy() < k).sum())
+
+
+# ---------------------------------------------------------------- scalar summaries (watch list)
+@register("global_risk", "mean individual risk")
+def _global(state: State) -> float:
+    return float(state.measure("individual_risk").mean())
+
+
+@register("expected_reidentifications", "sum of individual risks (expected re-identifications)")
+def _er(state: State) -> float:
+    return float(state.measure("individual_risk").sum())
+
+
+@register("household_expected_reidentifications", "sum of household risks (None without household)")
+def _her(state: State) -> float | None:
+    h = state.measure("household_risk")
+    return None if h is None else float(h.sum())
+
+
+for _k in (2, 3, 5):
+    register(f"k_violations_{_k}", f"records violating {_k}-anonymity (fk < {_k})")(
+        (lambda k: lambda state: state.measure("k_violations", k=k))(_k))

@@ -1,0 +1,126 @@
+"""Simple treatments: :class:`Recode` (map categories) and :class:`RemoveColumns`.
+
+Example
+-------
+>>> import numpy as np, pandas as pd
+>>> from sdcsession.roles import Roles
+>>> from sdcsession.methods.basic import Recode
+>>> df = pd.DataFrame({"sex": ["m", "f", "m"]})
+>>> Recode("sex", {"m": "male"}).apply(df, Roles(keys=("sex",)), np.random.default_rng(0)).data["sex"].tolist()
+['male', 'f', 'male']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError, TreatmentError
+from ..roles import Roles, as_names
+from .base import Result, Treatment, require_columns
+
+__all__ = ["Recode", "RemoveColumns", "recode_values"]
+
+
+def recode_values(s: pd.Series, mapping: dict[Any, Any]) -> pd.Series:
+    """Map values of ``s`` through ``mapping``; values not in the mapping are kept.
+
+    Categorical series stay categorical (categories renamed/merged, order kept); missing values
+    stay missing. Mapping a value to ``None`` makes it missing.
+    """
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        cats = list(s.cat.categories)
+        new_cats: list[Any] = []
+        for c in cats:
+            v = mapping.get(c, c)
+            if v is not None and not (isinstance(v, float) and np.isnan(v)) and v not in new_cats:
+                new_cats.append(v)
+        codes = s.cat.codes.to_numpy()
+        lookup = np.array(
+            [new_cats.index(mapping.get(c, c)) if mapping.get(c, c) in new_cats else -1 for c in cats]
+            + [-1], dtype=np.int64)
+        new_codes = lookup[codes]  # code -1 indexes the appended -1
+        return pd.Series(
+            pd.Categorical.from_codes(new_codes, categories=new_cats, ordered=s.cat.ordered),
+            index=s.index, name=s.name)
+    out = s.map(lambda v: mapping.get(v, v) if not pd.isna(v) else v)
+    return out
+
+
+@attrs.frozen
+class Recode(Treatment):
+    """Map categories of one column: ``{old: new, ...}`` (several olds to one new merges them).
+
+    Values absent from the mapping are kept; mapping to ``None`` sets them missing.
+    """
+
+    type = "recode"
+
+    column: str = attrs.field()
+    mapping: dict[Any, Any] = attrs.field(converter=dict)
+
+    @column.validator
+    def _c(self, _a: Any, v: Any) -> None:
+        if not isinstance(v, str):
+            raise ParameterError(f"column: expected a column name, got {v!r}")
+
+    @mapping.validator
+    def _m(self, _a: Any, v: dict) -> None:
+        if not v:
+            raise ParameterError("mapping: expected a non-empty {old: new} mapping")
+
+    def __hash__(self) -> int:
+        return hash((self.column, tuple(sorted(map(repr, self.mapping.items())))))
+
+    def check(self, data: pd.DataFrame, roles: Roles) -> None:
+        require_columns(data, [self.column], "recode")
+
+    def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
+        old = data[self.column]
+        if isinstance(old.dtype, pd.CategoricalDtype):
+            present = list(old.cat.categories)
+        else:
+            present = old.dropna().unique().tolist()
+        # a recipe read from JSON has string keys: match them to non-string values by their text
+        by_text = {str(p): p for p in present}
+        mapping = {}
+        for k, v in self.mapping.items():
+            mapping[k if k in present or not isinstance(k, str) else by_text.get(k, k)] = v
+        unknown = [k for k in mapping if k not in present]
+        if len(unknown) == len(mapping):
+            raise TreatmentError(
+                f"recode: none of {list(mapping)} is a value of column {self.column!r}")
+        new = recode_values(old, mapping)
+        out = data.assign(**{self.column: new})
+        changed = int((old.astype(object).fillna("\0na") != new.astype(object).fillna("\0na")).sum())
+        notes = {"changed": {self.column: changed}}
+        if unknown:
+            notes["not_present"] = [str(u) for u in unknown]
+        return Result(out, notes=notes)
+
+
+@attrs.frozen
+class RemoveColumns(Treatment):
+    """Remove columns from the released file (and from every role)."""
+
+    type = "remove_columns"
+
+    columns: tuple[str, ...] = attrs.field(converter=lambda v: as_names(v, "columns"))
+
+    @columns.validator
+    def _c(self, _a: Any, v: tuple) -> None:
+        if not v:
+            raise ParameterError("columns: expected at least one column name")
+
+    def check(self, data: pd.DataFrame, roles: Roles) -> None:
+        require_columns(data, self.columns, "remove")
+        left = roles.without(self.columns)
+        if not left.keys:
+            raise TreatmentError(f"remove: removing {list(self.columns)} would leave no key variable")
+
+    def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
+        return Result(data.drop(columns=list(self.columns)), roles=roles.without(self.columns),
+                      notes={"removed": list(self.columns)})

@@ -1,0 +1,217 @@
+"""Variable roles: which columns are key variables, numeric, weight, household, strata, sensitive, PRAM.
+
+A :class:`Roles` value is frozen; :meth:`Roles.validate` checks it against a DataFrame and raises one
+:class:`~sdcsession.errors.RoleError` that lists every problem found.
+
+Example
+-------
+>>> import pandas as pd
+>>> from sdcsession.roles import Roles
+>>> df = pd.DataFrame({"sex": ["m", "f"], "age": [30, 40], "w": [1.0, 2.0]})
+>>> Roles(keys=("sex",), numeric=("age",), weight="w").validate(df).keys
+('sex',)
+"""
+
+from __future__ import annotations
+
+import difflib
+import warnings
+from collections.abc import Iterable
+from typing import Any
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from .errors import RoleError, SdcWarning
+
+__all__ = ["Roles", "as_names"]
+
+#: a key variable with more distinct values than this (and than 5 % of the records) draws a warning
+MANY_CATEGORIES = 200
+
+
+def as_names(value: str | Iterable[str] | None, what: str = "columns") -> tuple[str, ...]:
+    """Normalise a column name or an iterable of names to a tuple of names.
+
+    >>> as_names("a"), as_names(["a", "b"]), as_names(None)
+    (('a',), ('a', 'b'), ())
+    """
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    try:
+        names = tuple(value)
+    except TypeError:
+        raise RoleError(f"{what}: expected a column name or a list of names, got {value!r}") from None
+    for n in names:
+        if not isinstance(n, str):
+            raise RoleError(f"{what}: expected column names (str), got {n!r}")
+    return names
+
+
+def _opt_name(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise RoleError(f"expected one column name (str), got {value!r}")
+
+
+def _tuple(value: Any) -> tuple[str, ...]:
+    return as_names(value)
+
+
+def _suggest(name: str, columns: list[str]) -> str:
+    close = difflib.get_close_matches(name, columns, n=3, cutoff=0.6)
+    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+
+
+@attrs.frozen
+class Roles:
+    """The roles of the variables of a microdata file.
+
+    Attributes
+    ----------
+    keys : quasi-identifiers (categorical key variables) used for frequency-based risk.
+    numeric : continuous variables (numeric risk, noise, microaggregation, continuous utility).
+    weight : sampling weight column (positive, no missing values).
+    household : household identifier (household risk, household-aware treatments).
+    strata : columns defining strata in which treatments are applied separately.
+    sensitive : sensitive variables (l-diversity).
+    pram : categorical variables intended for PRAM (not key variables for risk).
+    """
+
+    keys: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    numeric: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    weight: str | None = attrs.field(default=None, converter=_opt_name)
+    household: str | None = attrs.field(default=None, converter=_opt_name)
+    strata: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    sensitive: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    pram: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+
+    # ------------------------------------------------------------------ helpers
+    def columns(self) -> tuple[str, ...]:
+        """Every column named by some role, each once, in role order."""
+        out: list[str] = []
+        for n in (*self.keys, *self.numeric, self.weight, self.household, *self.strata,
+                  *self.sensitive, *self.pram):
+            if n is not None and n not in out:
+                out.append(n)
+        return tuple(out)
+
+    def role_of(self, column: str) -> list[str]:
+        """Names of the roles a column has (``[]`` when it has none)."""
+        out = []
+        for role in ("keys", "numeric", "strata", "sensitive", "pram"):
+            if column in getattr(self, role):
+                out.append(role)
+        for role in ("weight", "household"):
+            if getattr(self, role) == column:
+                out.append(role)
+        return out
+
+    def without(self, columns: Iterable[str]) -> Roles:
+        """These roles with the given columns removed from every role."""
+        drop = set(columns)
+
+        def keep(t: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(c for c in t if c not in drop)
+
+        return Roles(
+            keys=keep(self.keys), numeric=keep(self.numeric),
+            weight=None if self.weight in drop else self.weight,
+            household=None if self.household in drop else self.household,
+            strata=keep(self.strata), sensitive=keep(self.sensitive), pram=keep(self.pram),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable form (lists for tuples)."""
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in attrs.asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Roles:
+        """Inverse of :meth:`to_dict`."""
+        allowed = {f.name for f in attrs.fields(cls)}
+        unknown = set(d) - allowed
+        if unknown:
+            raise RoleError(f"unknown role(s) {sorted(unknown)}; expected some of {sorted(allowed)}")
+        return cls(**d)
+
+    # --------------------------------------------------------------- validation
+    def validate(self, df: Any, *, require_keys: bool = True) -> Roles:
+        """Check these roles against ``df``; return ``self`` or raise one :class:`RoleError`.
+
+        Checks: ``df`` is a non-empty DataFrame with unique column names; every named column exists
+        (close matches suggested); no column has two conflicting roles (key and numeric, weight and
+        anything, household and key...); at least one key variable (unless ``require_keys=False``);
+        the weight is numeric, finite and strictly positive with no missing values; numeric roles
+        have a numeric dtype. Warns (:class:`SdcWarning`) about key variables with very many
+        categories (probably a continuous variable declared as a key).
+        """
+        if not isinstance(df, pd.DataFrame):
+            raise RoleError(f"data: expected a pandas DataFrame, got {type(df).__name__}")
+        problems: list[str] = []
+        cols = [str(c) for c in df.columns]
+        dup = sorted({c for c in cols if cols.count(c) > 1})
+        if dup:
+            problems.append(f"duplicated column names {dup}: every column needs a unique name")
+        if len(df) == 0:
+            problems.append("data: the DataFrame has no records")
+        if require_keys and not self.keys:
+            problems.append("keys: no key variables declared (give keys=[...], the quasi-identifiers)")
+        missing = set()
+        for role in ("keys", "numeric", "weight", "household", "strata", "sensitive", "pram"):
+            for name in as_names(getattr(self, role)):
+                if name not in df.columns:
+                    missing.add(name)
+                    problems.append(f"{role}: unknown column {name!r}{_suggest(name, cols)}")
+        for role in ("keys", "numeric", "strata", "sensitive", "pram"):
+            vals = getattr(self, role)
+            rep = sorted({v for v in vals if vals.count(v) > 1})
+            if rep:
+                problems.append(f"{role}: column(s) {rep} named more than once")
+        conflicts = [
+            ("keys", "numeric"), ("keys", "sensitive"), ("keys", "pram"), ("numeric", "pram"),
+            ("keys", "weight"), ("numeric", "weight"), ("keys", "household"),
+            ("numeric", "household"), ("sensitive", "weight"), ("pram", "weight"),
+            ("household", "weight"), ("strata", "weight"), ("pram", "sensitive"),
+        ]
+        for a, b in conflicts:
+            both = set(as_names(getattr(self, a))) & set(as_names(getattr(self, b)))
+            for c in sorted(both):
+                problems.append(f"column {c!r} cannot be both {a} and {b}")
+        if self.weight is not None and self.weight not in missing and not dup:
+            w = df[self.weight]
+            if not pd.api.types.is_numeric_dtype(w) or pd.api.types.is_bool_dtype(w):
+                problems.append(f"weight: column {self.weight!r} must be numeric, has dtype {w.dtype}")
+            else:
+                wv = w.to_numpy(dtype="float64", na_value=np.nan)
+                nna = int(np.isnan(wv).sum())
+                if nna:
+                    problems.append(f"weight: column {self.weight!r} has {nna} missing value(s)")
+                bad = int((wv[~np.isnan(wv)] <= 0).sum())
+                if bad:
+                    problems.append(
+                        f"weight: column {self.weight!r} has {bad} zero or negative value(s); "
+                        "sampling weights must be > 0")
+                if np.isinf(wv).any():
+                    problems.append(f"weight: column {self.weight!r} has infinite values")
+        if not dup:
+            for c in self.numeric:
+                if c in df.columns and c not in missing:
+                    s = df[c]
+                    if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+                        problems.append(
+                            f"numeric: column {c!r} is not numeric (dtype {s.dtype}); "
+                            "declare it as a key or convert it")
+        if problems:
+            raise RoleError(problems)
+        n = len(df)
+        for c in self.keys:
+            nunique = df[c].nunique(dropna=True)
+            if nunique > MANY_CATEGORIES and nunique > 0.05 * n:
+                warnings.warn(
+                    f"key variable {c!r} has {nunique} distinct values: almost every record is "
+                    "unique on it; recode it (global_recode) or declare it as numeric",
+                    SdcWarning, stacklevel=3)
+        return self

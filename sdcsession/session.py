@@ -1,0 +1,286 @@
+"""SdcSession: the one mutable handle (HEAD) over an immutable history tree of states.
+
+>>> import pandas as pd, sdcsession as sdc
+>>> df = pd.DataFrame({"sex": ["m", "f", "m", "f"], "region": ["a", "a", "b", "b"]})
+>>> s = sdc.SdcSession(df, keys=["sex", "region"], seed=1)
+>>> s.recode("region", {"b": "a"}).data["region"].tolist()
+['a', 'a', 'a', 'a']
+>>> s.undo().data["region"].tolist()
+['a', 'a', 'b', 'b']
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import HistoryError, ParameterError, RoleError, SdcError, TreatmentError
+from .history import Step, Tree, step_seed
+from .methods.base import Result, Treatment
+from .methods.basic import Recode, RemoveColumns
+from .roles import Roles
+from .state import State
+
+__all__ = ["SdcSession", "HistoryView"]
+
+
+class HistoryView(Sequence):
+    """The steps from the root to HEAD (a read-only sequence of :class:`~sdcsession.history.Step`).
+
+    ``to_frame()`` gives one row per step: id, depth, treatment type, parameters, seed, seconds,
+    notes.
+    """
+
+    def __init__(self, steps: list[Step]):
+        self._steps = steps
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self._steps[i]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per step from the root to HEAD."""
+        rows = []
+        for st in self._steps:
+            t = st.treatment
+            rows.append({
+                "step": st.id, "depth": st.depth, "treatment": t.type if t else "original",
+                "parameters": t.params() if t else {}, "seed": st.seed,
+                "seconds": round(st.seconds, 6), "notes": st.notes,
+            })
+        return pd.DataFrame(rows).set_index("step")
+
+    def __repr__(self) -> str:
+        from .display import history_text
+
+        return history_text(self._steps)
+
+    def _repr_html_(self) -> str:
+        from .display import history_html
+
+        return history_html(self._steps)
+
+
+class SdcSession:
+    """An anonymisation session: roles, the original data, a history tree and a HEAD.
+
+    Parameters
+    ----------
+    data : the microdata (a DataFrame; it is copied once and never mutated).
+    keys, numeric, weight, household, strata, sensitive, pram : variable roles
+        (see :class:`~sdcsession.roles.Roles`); validated against ``data`` — every problem is
+        listed in one :class:`~sdcsession.errors.RoleError`.
+    seed : the session seed; each step's generator is seeded from (seed, depth). ``None`` draws one
+        from the operating system (recorded in :attr:`seed`).
+    name : the scenario's name (shown by compare and reports).
+
+    Example
+    -------
+    >>> import sdcsession as sdc
+    >>> df = sdc.datasets.synthetic_survey(200, seed=1)
+    >>> s = sdc.SdcSession(df, keys=["region", "sex", "age5"], weight="w", household="hid", seed=7)
+    >>> s.undo() if len(s.history) > 1 else s.name
+    'main'
+    """
+
+    def __init__(self, data: pd.DataFrame, keys: Iterable[str] | str | None = None, *,
+                 numeric: Iterable[str] | str | None = None, weight: str | None = None,
+                 household: str | None = None, strata: Iterable[str] | str | None = None,
+                 sensitive: Iterable[str] | str | None = None,
+                 pram: Iterable[str] | str | None = None, seed: int | None = None,
+                 name: str = "main") -> None:
+        if not isinstance(data, pd.DataFrame):
+            raise RoleError(f"data: expected a pandas DataFrame, got {type(data).__name__}")
+        roles = Roles(keys=keys, numeric=numeric, weight=weight, household=household,
+                      strata=strata, sensitive=sensitive, pram=pram)
+        roles.validate(data)
+        self._init(data.copy(deep=True), roles, seed, name)
+
+    def _init(self, original: pd.DataFrame, roles: Roles, seed: int | None, name: str) -> None:
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % (2**63))
+        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ParameterError(f"seed: expected a non-negative integer or None, got {seed!r}")
+        if not isinstance(name, str) or not name:
+            raise ParameterError(f"name: expected a non-empty string, got {name!r}")
+        root = State(original, roles, original=original, original_roles=roles)
+        self._tree = Tree(root, int(seed))
+        self._tree.sessions = []  # type: ignore[attr-defined]
+        self._register(name)
+        self._head = self._tree.root
+        self._redo: list[Step] = []
+        self.watch: list[str] = ["expected_reidentifications", "k_violations_3"]
+
+    def _register(self, name: str) -> None:
+        live = [r() for r in self._tree.sessions]  # type: ignore[attr-defined]
+        if any(s is not None and s._name == name for s in live):
+            raise ParameterError(f"name: a scenario named {name!r} already exists in this tree")
+        self._name = name
+        self._tree.sessions.append(weakref.ref(self))  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def name(self) -> str:
+        """The scenario's name."""
+        return self._name
+
+    @property
+    def seed(self) -> int:
+        """The session seed (step seeds derive from it and the step's depth)."""
+        return self._tree.seed
+
+    @property
+    def head(self) -> Step:
+        """The current step."""
+        return self._head
+
+    @property
+    def state(self) -> State:
+        """The current frozen state."""
+        return self._head.state
+
+    @property
+    def roles(self) -> Roles:
+        """The current variable roles."""
+        return self._head.state.roles
+
+    @property
+    def data(self) -> pd.DataFrame:
+        """The current (anonymised) data: a copy-on-write view; changing it never changes the session."""
+        return self._head.state.data.copy(deep=False)
+
+    @property
+    def original(self) -> pd.DataFrame:
+        """The original data (a copy-on-write view of the session's private copy)."""
+        return self._tree.root.state.data.copy(deep=False)
+
+    @property
+    def history(self) -> HistoryView:
+        """The steps from the root to HEAD."""
+        return HistoryView(self._head.path())
+
+    @property
+    def steps(self) -> list[Step]:
+        """Every step of the tree (all branches), by id."""
+        return list(self._tree)
+
+    @property
+    def risk(self):
+        """:class:`~sdcsession.risk_summary.RiskSummary` of the current state (lazy, cached)."""
+        from .risk_summary import RiskSummary
+
+        return RiskSummary(self._head.state)
+
+    @property
+    def utility(self):
+        """:class:`~sdcsession.utility_summary.UtilitySummary` of the current state vs the original."""
+        from .utility_summary import UtilitySummary
+
+        return UtilitySummary(self._head.state, self._head)
+
+    # -------------------------------------------------------------------- history
+    def apply(self, treatment: Treatment) -> SdcSession:
+        """Apply a treatment to the current state; the result becomes HEAD. Returns ``self``.
+
+        The treatment is checked against the current data and roles first; on any error the
+        session is unchanged. Its generator is ``numpy.random.default_rng(step_seed(seed, depth))``.
+        """
+        if not isinstance(treatment, Treatment):
+            raise ParameterError(
+                f"apply: expected a Treatment (e.g. sdcsession.methods.Recode), got "
+                f"{type(treatment).__name__}")
+        head = self._head
+        depth = head.depth + 1
+        seed = step_seed(self._tree.seed, depth)
+        step = self._run(treatment, head, seed)
+        self._head = step
+        self._redo.clear()
+        return self
+
+    def _run(self, treatment: Treatment, parent: Step, seed: int) -> Step:
+        state = parent.state
+        data, roles = state.data, state.roles
+        t0 = time.perf_counter()
+        try:
+            treatment.check(data, roles)
+            result = treatment.apply(data, roles, np.random.default_rng(seed))
+        except SdcError:
+            raise
+        except (ValueError, TypeError, KeyError, IndexError, ZeroDivisionError) as e:
+            raise TreatmentError(
+                f"{treatment.type}: cannot be applied to this state ({type(e).__name__}: {e}); "
+                "the session is unchanged") from e
+        seconds = time.perf_counter() - t0
+        if not isinstance(result, Result) or not isinstance(result.data, pd.DataFrame):
+            raise TreatmentError(f"{treatment.type}: the treatment did not return a Result")
+        new_roles = result.roles if result.roles is not None else roles
+        new_state = State(result.data, new_roles, original=state.original,
+                          original_roles=state.original_roles)
+        notes = dict(result.notes)
+        return self._tree.add(new_state, parent, treatment, seed, seconds, notes)
+
+    def undo(self, n: int = 1) -> SdcSession:
+        """Move HEAD ``n`` steps back towards the root (no recomputation). Returns ``self``."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ParameterError(f"n: expected an integer >= 1, got {n!r}")
+        if n > self._head.depth:
+            raise HistoryError(
+                f"undo: cannot go back {n} step(s); HEAD is {self._head.depth} step(s) from the original")
+        for _ in range(n):
+            self._redo.append(self._head)
+            self._head = self._head.parent  # type: ignore[assignment]
+        return self
+
+    def redo(self, n: int = 1) -> SdcSession:
+        """Re-apply the last undone step(s) (moves HEAD forward; nothing is recomputed)."""
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ParameterError(f"n: expected an integer >= 1, got {n!r}")
+        if n > len(self._redo):
+            raise HistoryError(f"redo: only {len(self._redo)} step(s) to redo, asked for {n}")
+        for _ in range(n):
+            self._head = self._redo.pop()
+        return self
+
+    def branch(self, name: str) -> SdcSession:
+        """A second session sharing every step so far; later steps of either do not affect the other."""
+        other = object.__new__(SdcSession)
+        other._tree = self._tree
+        other._register(name)
+        other._head = self._head
+        other._redo = []
+        other.watch = list(self.watch)
+        return other
+
+    def checkout(self, step: int | Step) -> SdcSession:
+        """Move HEAD to any step of the tree (by id or Step). Returns ``self``."""
+        target = self._tree.get(step)
+        self._head = target
+        self._redo.clear()
+        return self
+
+    # ------------------------------------------------------------- treatments
+    def recode(self, column: str, mapping: Mapping[Any, Any]) -> SdcSession:
+        """Map categories of ``column`` (``{old: new}``; several olds to one new merge them)."""
+        return self.apply(Recode(column, dict(mapping)))
+
+    def remove(self, columns: Iterable[str] | str) -> SdcSession:
+        """Remove columns from the released data (and from every role)."""
+        return self.apply(RemoveColumns(columns))
+
+    # ---------------------------------------------------------------- display
+    def __repr__(self) -> str:
+        from .display import session_text
+
+        return session_text(self)
+
+    def _repr_html_(self) -> str:
+        from .display import session_html
+
+        return session_html(self)
