@@ -96,27 +96,19 @@ def _individual(state: State, alpha: float = 1.0, method: str = "approx") -> Any
     from .risk.individual import individual_risk_from_freq
 
     f = state.measure("frequencies", alpha=alpha)
-    if method == "approx":
-        return individual_risk_from_freq(f["fk"], f["Fk"], weighted=state.roles.weight is not None)
-    from .risk import individual_risk
-
-    r = state.roles
-    return individual_risk(state.data, list(r.keys), weight=r.weight, alpha=alpha, method=method)
+    weighted = state.roles.weight is not None
+    return individual_risk_from_freq(f["fk"], f["Fk"] if weighted else None, method=method)
 
 
 @register("household_risk", "household risk 1 - prod(1 - r_i) per record (None without household)")
 def _household(state: State, alpha: float = 1.0) -> Any:
+    from .risk.household import household_risk_from_individual
+
     r = state.roles
     if r.household is None:
         return None
-    import numpy as np
-    import pandas as pd
-
     ind = state.measure("individual_risk", alpha=alpha)
-    hh = state.data[r.household]
-    codes, _ = pd.factorize(hh, use_na_sentinel=False)
-    logs = np.bincount(codes, weights=np.log1p(-np.minimum(ind.to_numpy(), 1.0 - 1e-300)))
-    return pd.Series(-np.expm1(logs[codes]), index=state.data.index, name="household_risk")
+    return household_risk_from_individual(ind, state.data[r.household])
 
 
 @register("k_violations", "number of records whose key combination has fk < k (Fk < k if weighted)")

@@ -24,7 +24,10 @@ from .history import Step, Tree, step_seed
 from .methods.base import Result, Treatment
 from .methods.basic import Recode, RemoveColumns
 from .roles import Roles
+from .session_treatments import TreatmentMethods
 from .state import State
+from . import risk_summary as _risk_summary  # noqa: F401  (registers measures)
+from . import utility_summary as _utility_summary  # noqa: F401  (registers measures)
 
 __all__ = ["SdcSession", "HistoryView"]
 
@@ -68,7 +71,7 @@ class HistoryView(Sequence):
         return history_html(self._steps)
 
 
-class SdcSession:
+class SdcSession(TreatmentMethods):
     """An anonymisation session: roles, the original data, a history tree and a HEAD.
 
     Parameters
@@ -186,11 +189,13 @@ class SdcSession:
         return UtilitySummary(self._head.state, self._head)
 
     # -------------------------------------------------------------------- history
-    def apply(self, treatment: Treatment) -> SdcSession:
+    def apply(self, treatment: Treatment, *, seed: int | None = None) -> SdcSession:
         """Apply a treatment to the current state; the result becomes HEAD. Returns ``self``.
 
         The treatment is checked against the current data and roles first; on any error the
-        session is unchanged. Its generator is ``numpy.random.default_rng(step_seed(seed, depth))``.
+        session is unchanged. Its generator is ``numpy.random.default_rng(step_seed)`` with
+        ``step_seed = step_seed(session seed, depth)`` unless ``seed`` is given (recipes replay
+        the recorded seed this way).
         """
         if not isinstance(treatment, Treatment):
             raise ParameterError(
@@ -198,7 +203,10 @@ class SdcSession:
                 f"{type(treatment).__name__}")
         head = self._head
         depth = head.depth + 1
-        seed = step_seed(self._tree.seed, depth)
+        if seed is None:
+            seed = step_seed(self._tree.seed, depth)
+        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ParameterError(f"seed: expected a non-negative integer, got {seed!r}")
         step = self._run(treatment, head, seed)
         self._head = step
         self._redo.clear()
@@ -273,6 +281,27 @@ class SdcSession:
     def remove(self, columns: Iterable[str] | str) -> SdcSession:
         """Remove columns from the released data (and from every role)."""
         return self.apply(RemoveColumns(columns))
+
+    # ---------------------------------------------------------------- recipes
+    def to_recipe(self) -> dict[str, Any]:
+        """The scenario from the root to HEAD as a JSON-serialisable recipe (see :mod:`sdcsession.recipe`)."""
+        from .recipe import to_recipe
+
+        return to_recipe(self)
+
+    def save_recipe(self, path: str) -> Any:
+        """Write :meth:`to_recipe` to ``path`` as JSON."""
+        from .recipe import save_recipe
+
+        return save_recipe(self, path)
+
+    @classmethod
+    def from_recipe(cls, data: pd.DataFrame, recipe: Any, *, strict: bool = False,
+                    name: str | None = None) -> SdcSession:
+        """Replay a recipe (dict or JSON path) on ``data``; bit-identical to the recorded session."""
+        from .recipe import from_recipe
+
+        return from_recipe(data, recipe, strict=strict, name=name)
 
     # ---------------------------------------------------------------- display
     def __repr__(self) -> str:

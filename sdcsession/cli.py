@@ -1,0 +1,200 @@
+"""The ``sdcsession`` command line.
+
+Commands::
+
+    sdcsession demo                         a short scenario on the bundled synthetic survey
+    sdcsession risk DATA --keys a,b,c [--weight w] [--household h] [--json]
+    sdcsession run RECIPE --data DATA --out OUT [--report REPORT.html] [--strict]
+    sdcsession measure ORIGINAL MASKED [--measures m1,m2] [--columns ...] [--json]
+
+Exit codes: 0 success, 2 bad arguments or files, 1 any other failure. Errors are printed as one
+readable line (``sdcsession: error: …``); ``--debug`` shows the traceback. Progress goes to stderr.
+
+Example
+-------
+>>> main(["--help"]) if False else 0
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main", "build_parser"]
+
+
+class _BadInput(Exception):
+    """Bad arguments or files (exit code 2)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``sdcsession`` command."""
+    p = argparse.ArgumentParser(prog="sdcsession", description=__doc__.split("\n\n")[0])
+    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    d = sub.add_parser("demo", help="run a short scenario on the bundled synthetic survey")
+    d.add_argument("--households", type=int, default=3000)
+    d.add_argument("--seed", type=int, default=2026)
+
+    r = sub.add_parser("risk", help="print the disclosure-risk summary of a file")
+    r.add_argument("data")
+    r.add_argument("--keys", required=True, help="comma-separated key variables")
+    r.add_argument("--weight")
+    r.add_argument("--household")
+    r.add_argument("--sep", help="CSV delimiter (default: sniffed)")
+    r.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    u = sub.add_parser("run", help="replay a recipe on a file and write the anonymised file")
+    u.add_argument("recipe")
+    u.add_argument("--data", required=True)
+    u.add_argument("--out", required=True)
+    u.add_argument("--report", help="also write an HTML report")
+    u.add_argument("--strict", action="store_true", help="refuse data with another fingerprint")
+    u.add_argument("--sep", help="CSV delimiter of DATA (default: sniffed)")
+
+    m = sub.add_parser("measure", help="utility / information-loss measures of two files")
+    m.add_argument("original")
+    m.add_argument("masked")
+    m.add_argument("--measures", help="comma-separated measure names (default: the standard set)")
+    m.add_argument("--columns", help="comma-separated columns (default: all shared columns)")
+    m.add_argument("--sep", help="CSV delimiter (default: sniffed)")
+    m.add_argument("--json", action="store_true")
+    return p
+
+
+def _names(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    out = [t.strip() for t in text.split(",") if t.strip()]
+    if not out:
+        raise _BadInput("expected a comma-separated list of column names")
+    return out
+
+
+def _read(path: str, sep: str | None = None) -> Any:
+    from .io import read_data
+
+    if not Path(path).exists():
+        raise _BadInput(f"no such file: {path}")
+    kw = {"sep": sep} if sep else {}
+    return read_data(path, **kw)
+
+
+def _progress(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    print(run_demo(n_households=args.households, seed=args.seed))
+    return 0
+
+
+def cmd_risk(args: argparse.Namespace) -> int:
+    from .errors import RoleError
+    from .session import SdcSession
+
+    df = _read(args.data, args.sep)
+    keys = _names(args.keys)
+    try:
+        s = SdcSession(df, keys=keys, weight=args.weight, household=args.household, seed=0)
+    except RoleError as e:
+        raise _BadInput(str(e).replace("\n", " ")) from e
+    risk = s.risk
+    if args.json:
+        print(json.dumps(risk.to_dict(), indent=2))
+    else:
+        print(repr(risk))
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .errors import RecipeError, RoleError
+    from .io import write_data
+    from .recipe import load_recipe
+    from .session import SdcSession
+
+    try:
+        recipe = load_recipe(args.recipe)
+    except RecipeError as e:
+        raise _BadInput(str(e)) from e
+    df = _read(args.data, args.sep)
+    t0 = time.perf_counter()
+    _progress(f"replaying {len(recipe.get('steps', []))} step(s) on {len(df):,} records …")
+    try:
+        s = SdcSession.from_recipe(df, recipe, strict=args.strict)
+    except (RecipeError, RoleError) as e:
+        raise _BadInput(str(e).replace("\n", " ")) from e
+    _progress(f"done in {time.perf_counter() - t0:.2f} s; writing {args.out}")
+    s.export(args.out, protect=args.data) if hasattr(s, "export") else write_data(
+        s.data, args.out, protect=args.data)
+    if args.report:
+        s.report(args.report)
+        _progress(f"report written to {args.report}")
+    return 0
+
+
+def cmd_measure(args: argparse.Namespace) -> int:
+    from .utility.catalogue import default_measures, measure_files
+
+    orig = _read(args.original, args.sep)
+    masked = _read(args.masked, args.sep)
+    names = _names(args.measures) or default_measures()
+    table = measure_files(orig, masked, names, columns=_names(args.columns))
+    if args.json:
+        print(table.to_json(orient="records", indent=2))
+    else:
+        print(table.to_string(index=False))
+    return 0
+
+
+COMMANDS = {"demo": cmd_demo, "risk": cmd_risk, "run": cmd_run, "measure": cmd_measure}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: parse ``argv``, run the command, return the exit code."""
+    from .errors import ParameterError, RecipeError, RoleError, SdcError
+
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse: 2 on bad usage, 0 on --help
+        return int(e.code or 0)
+    try:
+        return COMMANDS[args.command](args)
+    except _BadInput as e:
+        if args.debug:
+            raise
+        print(f"sdcsession: error: {e}", file=sys.stderr)
+        return 2
+    except (RoleError, RecipeError, ParameterError, FileNotFoundError, IsADirectoryError,
+            PermissionError) as e:
+        if args.debug:
+            raise
+        print(f"sdcsession: error: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
+              + (" …" if len(str(e).splitlines()) > 1 else ""), file=sys.stderr)
+        if len(str(e).splitlines()) > 1:
+            print(str(e), file=sys.stderr)
+        return 2
+    except SdcError as e:
+        if args.debug:
+            raise
+        print(f"sdcsession: error: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # noqa: BLE001 - one readable line, traceback only with --debug
+        if args.debug:
+            raise
+        print(f"sdcsession: error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

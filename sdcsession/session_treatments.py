@@ -1,0 +1,120 @@
+"""The treatment methods of :class:`~sdcsession.session.SdcSession` (a mixin).
+
+Each method builds the frozen treatment of the same name (parameters validated at once, raising
+:class:`~sdcsession.errors.ParameterError`) and applies it as a new step; it returns the session so
+calls chain. The formulas, references and parameter meanings are in the treatment classes'
+docstrings (``sdcsession.methods``).
+
+Example
+-------
+>>> import sdcsession as sdc
+>>> s = sdc.SdcSession(sdc.datasets.synthetic_survey(300, seed=1),
+...                    keys=["region", "sex", "age5"], seed=1)
+>>> s.local_suppression(k=3).risk.k_violations(3)
+0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .methods.base import TREATMENTS
+
+__all__ = ["TreatmentMethods"]
+
+
+def _build(tag: str, **params: Any) -> Any:
+    import sdcsession.methods  # noqa: F401  (registers every treatment)
+
+    return TREATMENTS[tag](**{k: v for k, v in params.items() if v is not _UNSET})
+
+
+class _Unset:
+    def __repr__(self) -> str:  # pragma: no cover
+        return "<unset>"
+
+
+_UNSET: Any = _Unset()
+
+
+class TreatmentMethods:
+    """Session methods, one per treatment (see ``sdcsession.methods`` for the algorithms)."""
+
+    def apply(self, treatment: Any, *, seed: int | None = None) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ non-perturbative
+    def global_recode(self, column: str, breaks: Sequence[float] | None = None, *,
+                      method: str | None = None, n: int | None = None,
+                      labels: Sequence[str] | None = None, right: bool = True,
+                      include_outside: bool = False) -> Any:
+        """Recode a numeric key into intervals: ``breaks`` (right-closed by default), or
+        ``method="equidistant" | "quantile"`` with ``n`` groups (see :class:`~sdcsession.methods.recoding.GlobalRecode`)."""
+        return self.apply(_build("global_recode", column=column, breaks=breaks,
+                                 method=_UNSET if method is None else method,
+                                 n=_UNSET if n is None else n, labels=labels, right=right,
+                                 include_outside=include_outside))
+
+    def group_categories(self, column: str, groups: Mapping[Any, Iterable[Any]]) -> Any:
+        """Merge categories: ``{"new": [old, ...], ...}`` (see :class:`~sdcsession.methods.recoding.GroupCategories`)."""
+        return self.apply(_build("group_categories", column=column, groups=groups))
+
+    def top_bottom_code(self, column: str, value: Any, replacement: Any, *,
+                        kind: str = "top") -> Any:
+        """Replace values above (``kind="top"``) or below (``"bottom"``) ``value`` by ``replacement``."""
+        return self.apply(_build("top_bottom_code", column=column, value=value,
+                                 replacement=replacement, kind=kind))
+
+    def round_values(self, columns: Iterable[str] | str, *, digits: int | None = None,
+                     base: float | None = None) -> Any:
+        """Round numeric variables to ``digits`` decimals or to multiples of ``base``."""
+        return self.apply(_build("round_values", columns=columns, digits=digits, base=base))
+
+    def local_suppression(self, k: int = 3, *, importance: Sequence[str] | None = None,
+                          strata: Sequence[str] | str | None = None,
+                          combinations: int | None = None, weighted: bool = False,
+                          household_consistent: Sequence[str] | None = None) -> Any:
+        """Suppress key values until every record's combination has fk ≥ k (missing = wildcard).
+
+        ``importance``: key names, most important first (suppressed last). See
+        :class:`~sdcsession.methods.suppression.LocalSuppression` for the algorithm.
+        """
+        return self.apply(_build(
+            "local_suppression", k=k, importance=importance, strata=strata,
+            combinations=combinations, weighted=weighted,
+            household_consistent=_UNSET if household_consistent is None else household_consistent))
+
+    def suppress_by_risk(self, threshold: float = 0.15, *, column: str | None = None,
+                         importance: Sequence[str] | None = None) -> Any:
+        """Suppress a key value in each record whose individual risk exceeds ``threshold``."""
+        return self.apply(_build("suppress_by_risk", threshold=threshold, column=column,
+                                 importance=importance))
+
+    # ---------------------------------------------------------------- perturbative
+    def pram(self, columns: Iterable[str] | str, *, pd: float = 0.8, alpha: float = 0.5,
+             matrix: Any = None, strata: Sequence[str] | str | None = None) -> Any:
+        """Invariant PRAM of categorical variables (see :class:`~sdcsession.methods.pram.Pram`)."""
+        return self.apply(_build("pram", columns=columns, pd=pd, alpha=alpha, matrix=matrix,
+                                 strata=_UNSET if strata is None else strata))
+
+    def add_noise(self, columns: Iterable[str] | str, *, method: str = "additive",
+                  noise: float = 0.15) -> Any:
+        """Add noise to numeric variables (sdcMicro ``noise=150`` is ``noise=1.5`` here)."""
+        return self.apply(_build("add_noise", columns=columns, method=method, noise=noise))
+
+    def microaggregation(self, columns: Iterable[str] | str, *, k: int = 3,
+                         method: str = "mdav", strata: Sequence[str] | str | None = None,
+                         aggregate: str = "mean", sort_by: str | None = None) -> Any:
+        """Replace values by group means of ≥ k similar records (MDAV by default)."""
+        return self.apply(_build("microaggregation", columns=columns, k=k, method=method,
+                                 strata=() if strata is None else strata, aggregate=aggregate,
+                                 sort_by=sort_by))
+
+    def rank_swap(self, columns: Iterable[str] | str, *, p: float = 5) -> Any:
+        """Rank swapping within ``p`` % of the rank range (Moore 1996)."""
+        return self.apply(_build("rank_swap", columns=columns, p=p))
+
+    def shuffle(self, columns: Iterable[str] | str, *, by: Iterable[str] | str) -> Any:
+        """Data shuffling keeping the ranks of a model prediction (Muralidhar & Sarathy)."""
+        return self.apply(_build("shuffle", columns=columns, by=by))

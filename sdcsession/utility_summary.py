@@ -1,0 +1,336 @@
+"""UtilitySummary: information loss of a state against the original, chosen by variable roles.
+
+Measures are computed lazily (on first access) and cached on the state. The default set follows
+the roles:
+
+* key variables: suppressions per key (sdcMicro's count), records changed, entropy change, the
+  contingency-table loss over every pair of keys, Młodak's λ_j;
+* numeric variables: IL1s (published, normalised by n·p), the eigenvalue difference, Młodak's γ and
+  the correlation discrepancy (mean absolute difference of the correlation matrices);
+* all role variables: Młodak's λ overall.
+
+``measure(name, **params)`` runs any measure of the catalogue
+(:func:`sdcsession.utility.available_measures`) on (original, current) and caches it.
+
+Example
+-------
+>>> import pandas as pd, sdcsession as sdc
+>>> df = pd.DataFrame({"sex": ["m", "f", "m", "f"], "region": ["a", "a", "b", "b"]})
+>>> s = sdc.SdcSession(df, keys=["sex", "region"], seed=1).recode("region", {"b": None})
+>>> s.utility.suppressions_total
+2
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from .display import CSS, esc, fmt, table_html
+from .errors import MeasureError
+from .measures import register
+from .state import State
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .history import Step
+
+__all__ = ["UtilitySummary"]
+
+
+def _cols(state: State, role: str) -> list[str]:
+    cols = getattr(state.original_roles, role)
+    return [c for c in cols if c in state.data.columns and c in state.original.columns]
+
+
+class UtilitySummary:
+    """Information loss of the current state vs the original (see the module docstring)."""
+
+    def __init__(self, state: State, step: Step | None = None) -> None:
+        self._state = state
+        self._step = step
+
+    def _m(self, name: str, **params: Any) -> Any:
+        return self._state.measure(name, **params)
+
+    # --------------------------------------------------------------- categorical
+    @property
+    def suppressions(self) -> pd.DataFrame:
+        """Suppressions per key variable: values missing now that were not in the original."""
+        return self._m("utility.suppressions")
+
+    @property
+    def suppressions_total(self) -> int:
+        """Total number of suppressed key values."""
+        return int(self.suppressions["suppressions"].sum())
+
+    @property
+    def records_changed(self) -> pd.DataFrame:
+        """Records whose value changed, per variable (count and share)."""
+        return self._m("utility.records_changed")
+
+    @property
+    def entropy_change(self) -> pd.DataFrame:
+        """Entropy of each key variable in the original and now (natural log) and the change."""
+        return self._m("utility.entropy_change")
+
+    @property
+    def contingency_loss(self) -> pd.DataFrame | None:
+        """Table-based loss (UT, UT2, Hellinger...) for every pair of key variables."""
+        return self._m("utility.contingency_loss")
+
+    # ----------------------------------------------------------------- numeric
+    @property
+    def il1s(self) -> float | None:
+        """IL1s of the numeric variables (published normalisation; None without numeric)."""
+        return self._m("utility.il1s")
+
+    @property
+    def eigen(self) -> float | None:
+        """sdcMicro's eigenvalue difference of the numeric variables (None with < 2 numeric)."""
+        return self._m("utility.eigen")
+
+    @property
+    def il_correl(self) -> float | None:
+        """Młodak's γ of the numeric variables (None with < 2 numeric)."""
+        return self._m("utility.il_correl")
+
+    @property
+    def correlation_discrepancy(self) -> float | None:
+        """Mean absolute difference of the correlation matrices (off-diagonal), numeric vars."""
+        return self._m("utility.correlation_discrepancy")
+
+    # --------------------------------------------------------------- all roles
+    @property
+    def lambda_(self) -> Any:
+        """Młodak's λ over every role variable (``.overall``, ``.by_variable``)."""
+        return self._m("utility.il_variables")
+
+    @property
+    def lambda_overall(self) -> float | None:
+        """Młodak's λ overall (0 = no loss, 1 = maximal)."""
+        lam = self.lambda_
+        return None if lam is None else float(lam.overall)
+
+    # --------------------------------------------------------------- catalogue
+    def measure(self, name: str, **params: Any) -> Any:
+        """Any catalogue measure on (original, current data), cached on this state.
+
+        See :func:`sdcsession.utility.available_measures`.
+        """
+        return self._m("utility.catalogue", name=name, params=params)
+
+    def ebil(self, column: str) -> float:
+        """Entropy-based information loss of the PRAM applied to ``column`` in this scenario.
+
+        The transition matrix is the one stored in the notes of the last PRAM step that treated
+        ``column`` on the path from the original to this state.
+        """
+        from .utility.entropy import ebil
+
+        step = self._step
+        matrix = None
+        while step is not None:
+            t = step.treatment
+            if t is not None and t.type == "pram" and column in step.notes.get("matrices", {}):
+                matrix = step.notes["matrices"][column]
+                break
+            step = step.parent
+        if matrix is None:
+            raise MeasureError(f"ebil: no PRAM step treated column {column!r} in this scenario")
+        if isinstance(matrix, dict) and "matrix" in matrix:
+            cats = matrix.get("categories")
+            matrix = pd.DataFrame(matrix["matrix"], index=cats, columns=cats)
+        return float(ebil(self._state.original, self._state.data, column=column, transition=matrix))
+
+    def benchmark(self, indicators: Any, **kw: Any) -> pd.DataFrame:
+        """:func:`sdcsession.utility.compare_indicators` on (original, current data)."""
+        from .utility.benchmark import compare_indicators
+
+        r = self._state.original_roles
+        kw.setdefault("weight", r.weight)
+        if r.household and "household" not in kw:
+            kw["household"] = r.household
+        return compare_indicators(self._state.original, self._state.data, indicators, **kw)
+
+    def gdu(self, **kw: Any) -> Any:
+        """The global data utility model (:func:`sdcsession.utility.gdu`) on the role variables."""
+        key = tuple(sorted((k, repr(v)) for k, v in kw.items()))
+        return self._m("utility.gdu", opts=key, kw=kw) if not kw else self._gdu(**kw)
+
+    def _gdu(self, **kw: Any) -> Any:
+        from .utility.gdu import gdu
+
+        cols = _cols(self._state, "keys") + _cols(self._state, "numeric")
+        kw.setdefault("columns", cols) if "columns" in _gdu_params() else None
+        return gdu(self._state.original[cols], self._state.data[cols],
+                   **{k: v for k, v in kw.items() if k != "columns"})
+
+    # -------------------------------------------------------------------- output
+    def to_frame(self) -> pd.DataFrame:
+        """The default measures as a tidy frame: measure, variable, value."""
+        rows: list[dict[str, Any]] = []
+        for key, r in self.suppressions.iterrows():
+            rows.append({"measure": "suppressions", "variable": key,
+                         "value": int(r["suppressions"])})
+        ch = self.records_changed
+        for key, r in ch.iterrows():
+            rows.append({"measure": "records_changed", "variable": key, "value": int(r["changed"])})
+        ec = self.entropy_change
+        if ec is not None and len(ec):
+            col = "change" if "change" in ec.columns else ec.columns[-1]
+            for key, r in ec.iterrows():
+                rows.append({"measure": "entropy_change", "variable": key, "value": float(r[col])})
+        cl = self.contingency_loss
+        if cl is not None:
+            for key, r in cl.iterrows():
+                rows.append({"measure": "ut2_pairs", "variable": key, "value": float(r["ut2"])})
+        for name in ("il1s", "eigen", "il_correl", "correlation_discrepancy", "lambda_overall"):
+            v = getattr(self, name)
+            if v is not None:
+                rows.append({"measure": name, "variable": None, "value": float(v)})
+        lam = self.lambda_
+        if lam is not None:
+            for key, v in lam.by_variable.items():
+                rows.append({"measure": "lambda", "variable": key, "value": float(v)})
+        return pd.DataFrame(rows, columns=["measure", "variable", "value"])
+
+    def _scalars(self) -> list[tuple[str, str]]:
+        rows = [("suppressed key values", fmt(self.suppressions_total))]
+        ch = self.records_changed
+        if len(ch):
+            rows.append(("records changed (max over variables)", fmt(int(ch["changed"].max()))))
+        for label, name in (("IL1s", "il1s"), ("eigenvalue difference", "eigen"),
+                            ("Młodak γ (correlations)", "il_correl"),
+                            ("correlation discrepancy", "correlation_discrepancy"),
+                            ("Młodak λ (all variables)", "lambda_overall")):
+            v = getattr(self, name)
+            if v is not None:
+                rows.append((label, f"{v:.6g}"))
+        return rows
+
+    def __repr__(self) -> str:
+        rows = self._scalars()
+        w = max(len(a) for a, _ in rows)
+        sup = self.suppressions
+        per = ", ".join(f"{k}: {int(v)}" for k, v in sup["suppressions"].items())
+        return ("Information loss vs the original\n"
+                + "\n".join(f"  {a:<{w}}  {b}" for a, b in rows)
+                + (f"\n  suppressions per key: {per}" if per else ""))
+
+    def _repr_html_(self) -> str:
+        sup = self.suppressions
+        return (CSS + '<div class="sdc-card"><h4>Information loss vs the original</h4>'
+                + table_html(self._scalars())
+                + table_html([(k, int(v)) for k, v in sup["suppressions"].items()],
+                             ["key", "suppressions"])
+                + f"<!-- {esc(repr(self))} --></div>")
+
+
+def _gdu_params() -> set[str]:
+    import inspect
+
+    from .utility.gdu import gdu
+
+    return set(inspect.signature(gdu).parameters)
+
+
+def _pair(state: State, role: str) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    cols = _cols(state, role)
+    return state.original, state.data, cols
+
+
+@register("utility.suppressions", "suppressions per key variable", kind="utility")
+def _sup(state: State) -> pd.DataFrame:
+    from .utility.categorical import suppressions
+
+    o, m, cols = _pair(state, "keys")
+    return suppressions(o, m, keys=cols)
+
+
+@register("utility.records_changed", "records changed per role variable", kind="utility")
+def _changed(state: State) -> pd.DataFrame:
+    from .utility.categorical import records_changed
+
+    cols = [c for c in state.original_roles.columns() if c in state.data.columns]
+    return records_changed(state.original, state.data, columns=cols)
+
+
+@register("utility.entropy_change", "entropy change of the key variables", kind="utility")
+def _ent(state: State) -> pd.DataFrame:
+    from .utility.entropy import entropy_change
+
+    o, m, cols = _pair(state, "keys")
+    return entropy_change(o, m, columns=cols)
+
+
+@register("utility.contingency_loss", "contingency-table loss over pairs of keys", kind="utility")
+def _ctl(state: State) -> pd.DataFrame | None:
+    from .utility.categorical import contingency_loss
+
+    o, m, cols = _pair(state, "keys")
+    if len(cols) < 2:
+        return None
+    return contingency_loss(o, m, columns=cols, dims=2, weight=None)
+
+
+def _numeric_measure(state: State, fn_name: str, min_cols: int) -> float | None:
+    from .utility import continuous
+
+    o, m, cols = _pair(state, "numeric")
+    if len(cols) < min_cols:
+        return None
+    return float(getattr(continuous, fn_name)(o, m, columns=cols))
+
+
+@register("utility.il1s", "IL1s of the numeric variables", kind="utility")
+def _il1s(state: State) -> float | None:
+    return _numeric_measure(state, "il1s", 1)
+
+
+@register("utility.eigen", "eigenvalue difference of the numeric variables", kind="utility")
+def _eigen(state: State) -> float | None:
+    return _numeric_measure(state, "eigen_difference", 2)
+
+
+@register("utility.il_correl", "Mlodak gamma of the numeric variables", kind="utility")
+def _gamma(state: State) -> float | None:
+    return _numeric_measure(state, "il_correl", 2)
+
+
+@register("utility.correlation_discrepancy", "mean |R_orig - R_masked| off-diagonal",
+          kind="utility")
+def _rdisc(state: State) -> float | None:
+    o, m, cols = _pair(state, "numeric")
+    if len(cols) < 2:
+        return None
+    a = o[cols].astype("float64").corr().to_numpy()
+    b = m[cols].astype("float64").corr().to_numpy()
+    iu = np.triu_indices(len(cols), 1)
+    d = np.abs(a[iu] - b[iu])
+    if not np.isfinite(d).all():
+        raise MeasureError(f"correlation discrepancy: a numeric variable of {cols} is constant")
+    return float(d.mean())
+
+
+@register("utility.il_variables", "Mlodak lambda over every role variable", kind="utility")
+def _lambda(state: State) -> Any:
+    from .utility.continuous import il_variables
+
+    cols = _cols(state, "keys") + _cols(state, "numeric")
+    if not cols:
+        return None
+    return il_variables(state.original, state.data, columns=cols)
+
+
+@register("utility.catalogue", "any catalogue measure by name", kind="utility")
+def _catalogue(state: State, name: str, params: Any) -> Any:
+    from .utility.catalogue import compute
+
+    return compute(name, state.original, state.data, **dict(params))
+
+
+@register("utility.gdu", "global data utility model", kind="utility")
+def _gdu_measure(state: State, opts: Any = (), kw: Any = None) -> Any:
+    return UtilitySummary(state)._gdu()
