@@ -7,8 +7,10 @@
 
 from . import datasets, methods, risk, utility
 from .errors import (
+    DataFileError,
     HistoryError,
     MeasureError,
+    MissingDependencyError,
     ParameterError,
     RecipeError,
     RoleError,
@@ -34,6 +36,8 @@ __all__ = [
     "MeasureError",
     "RecipeError",
     "SdcWarning",
+    "DataFileError",
+    "MissingDependencyError",
     "datasets",
     "methods",
     "risk",

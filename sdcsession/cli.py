@@ -23,7 +23,6 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 __all__ = ["main", "build_parser"]
@@ -78,12 +77,12 @@ def _names(text: str | None) -> list[str] | None:
     return out
 
 
-def _read(path: str, sep: str | None = None) -> Any:
+def _read(path: str, sep: str | None = None, columns: list[str] | None = None) -> Any:
     from .io import read_data
 
-    if not Path(path).exists():
-        raise _BadInput(f"no such file: {path}")
-    kw = {"sep": sep} if sep else {}
+    kw: dict[str, Any] = {"sep": sep} if sep else {}
+    if columns:
+        kw["columns"] = columns
     return read_data(path, **kw)
 
 
@@ -102,8 +101,9 @@ def cmd_risk(args: argparse.Namespace) -> int:
     from .errors import RoleError
     from .session import SdcSession
 
-    df = _read(args.data, args.sep)
-    keys = _names(args.keys)
+    keys = _names(args.keys) or []
+    need = keys + [c for c in (args.weight, args.household) if c]
+    df = _read(args.data, args.sep, need)
     try:
         s = SdcSession(df, keys=keys, weight=args.weight, household=args.household, seed=0)
     except RoleError as e:
@@ -118,7 +118,6 @@ def cmd_risk(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .errors import RecipeError, RoleError
-    from .io import write_data
     from .recipe import load_recipe
     from .session import SdcSession
 
@@ -134,21 +133,86 @@ def cmd_run(args: argparse.Namespace) -> int:
     except (RecipeError, RoleError) as e:
         raise _BadInput(str(e).replace("\n", " ")) from e
     _progress(f"done in {time.perf_counter() - t0:.2f} s; writing {args.out}")
-    s.export(args.out, protect=args.data) if hasattr(s, "export") else write_data(
-        s.data, args.out, protect=args.data)
+    s.export(args.out, protect=args.data)
     if args.report:
         s.report(args.report)
         _progress(f"report written to {args.report}")
     return 0
 
 
+def _flatten(name: str, value: Any) -> list[dict[str, Any]]:
+    """Rows (measure, variable, statistic, value) of a catalogue result of any shape."""
+    import numbers
+
+    import pandas as pd
+
+    if value is None:
+        return []
+    if isinstance(value, numbers.Number):
+        return [{"measure": name, "variable": "", "statistic": name, "value": float(value)}]
+    if hasattr(value, "overall") and hasattr(value, "by_variable"):
+        rows = [{"measure": name, "variable": "", "statistic": "overall",
+                 "value": float(value.overall)}]
+        return rows + [{"measure": name, "variable": str(k), "statistic": "by_variable",
+                        "value": float(v)} for k, v in value.by_variable.items()]
+    if isinstance(value, pd.Series):
+        return [{"measure": name, "variable": str(k), "statistic": name, "value": float(v)}
+                for k, v in value.items() if isinstance(v, numbers.Number)]
+    if isinstance(value, pd.DataFrame):
+        rows = []
+        for idx, r in value.iterrows():
+            for col, v in r.items():
+                if isinstance(v, numbers.Number) and not isinstance(v, bool):
+                    rows.append({"measure": name, "variable": str(idx), "statistic": str(col),
+                                 "value": float(v)})
+        return rows
+    return [{"measure": name, "variable": "", "statistic": name, "value": str(value)}]
+
+
+def default_measures(original: Any, masked: Any, columns: list[str]) -> list[str]:
+    """The standard set for two files: categorical and numeric measures by column type."""
+    import pandas as pd
+
+    num = [c for c in columns if pd.api.types.is_numeric_dtype(original[c])
+           and not isinstance(original[c].dtype, pd.CategoricalDtype)]
+    names = ["missing_values", "records_changed"]
+    if len(num) < len(columns):
+        names += ["entropy_change"]
+    if num:
+        names += ["il1s", "il1s_sdcmicro"]
+    if len(num) >= 2:
+        names += ["eigen", "il_correl"]
+    names += ["il_variables"]
+    return names
+
+
 def cmd_measure(args: argparse.Namespace) -> int:
-    from .utility.catalogue import default_measures, measure_files
+    import pandas as pd
+
+    from .utility.catalogue import CATALOGUE, compute
 
     orig = _read(args.original, args.sep)
     masked = _read(args.masked, args.sep)
-    names = _names(args.measures) or default_measures()
-    table = measure_files(orig, masked, names, columns=_names(args.columns))
+    columns = _names(args.columns)
+    if columns is None:
+        columns = [c for c in orig.columns if c in masked.columns]
+    missing = [c for c in columns if c not in orig.columns or c not in masked.columns]
+    if missing:
+        raise _BadInput(f"--columns: {missing} not in both files")
+    names = _names(args.measures) or default_measures(orig, masked, columns)
+    unknown = [n for n in names if n not in CATALOGUE]
+    if unknown:
+        raise _BadInput(f"--measures: unknown measure(s) {unknown}; known: {sorted(CATALOGUE)}")
+    num = [c for c in columns if pd.api.types.is_numeric_dtype(orig[c])
+           and not isinstance(orig[c].dtype, pd.CategoricalDtype)]
+    rows: list[dict[str, Any]] = []
+    for name in names:
+        spec = CATALOGUE[name]
+        cols = num if spec.variable_types.startswith("continuous") else columns
+        _progress(f"computing {name} …")
+        kw = {"keys": cols} if name == "suppressions" else {"columns": cols}
+        rows += _flatten(name, compute(name, orig, masked, **kw))
+    table = pd.DataFrame(rows, columns=["measure", "variable", "statistic", "value"])
     if args.json:
         print(table.to_json(orient="records", indent=2))
     else:
@@ -161,7 +225,14 @@ COMMANDS = {"demo": cmd_demo, "risk": cmd_risk, "run": cmd_run, "measure": cmd_m
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: parse ``argv``, run the command, return the exit code."""
-    from .errors import ParameterError, RecipeError, RoleError, SdcError
+    from .errors import (
+        DataFileError,
+        MissingDependencyError,
+        ParameterError,
+        RecipeError,
+        RoleError,
+        SdcError,
+    )
 
     parser = build_parser()
     try:
@@ -175,7 +246,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"sdcsession: error: {e}", file=sys.stderr)
         return 2
-    except (RoleError, RecipeError, ParameterError, FileNotFoundError, IsADirectoryError,
+    except (RoleError, RecipeError, ParameterError, DataFileError, MissingDependencyError,
+            FileNotFoundError, IsADirectoryError,
             PermissionError) as e:
         if args.debug:
             raise

@@ -20,6 +20,8 @@ __all__ = [
     "HistoryError",
     "MeasureError",
     "RecipeError",
+    "DataFileError",
+    "MissingDependencyError",
     "SdcWarning",
 ]
 
@@ -62,6 +64,14 @@ class MeasureError(SdcError, ValueError):
 
 class RecipeError(SdcError, ValueError):
     """A recipe is malformed, of a newer format, or names unknown treatments."""
+
+
+class DataFileError(SdcError, ValueError):
+    """A data file cannot be read or written as asked (the message names the file and the fix)."""
+
+
+class MissingDependencyError(SdcError, ImportError):
+    """An optional package needed for a file format is missing (names the extra to install)."""
 
 
 class SdcWarning(UserWarning):

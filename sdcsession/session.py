@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import risk_summary as _risk_summary  # noqa: F401  (registers measures)
+from . import utility_summary as _utility_summary  # noqa: F401  (registers measures)
 from .errors import HistoryError, ParameterError, RoleError, SdcError, TreatmentError
 from .history import Step, Tree, step_seed
 from .methods.base import Result, Treatment
@@ -26,8 +28,6 @@ from .methods.basic import Recode, RemoveColumns
 from .roles import Roles
 from .session_treatments import TreatmentMethods
 from .state import State
-from . import risk_summary as _risk_summary  # noqa: F401  (registers measures)
-from . import utility_summary as _utility_summary  # noqa: F401  (registers measures)
 
 __all__ = ["SdcSession", "HistoryView"]
 
@@ -281,6 +281,17 @@ class SdcSession(TreatmentMethods):
     def remove(self, columns: Iterable[str] | str) -> SdcSession:
         """Remove columns from the released data (and from every role)."""
         return self.apply(RemoveColumns(columns))
+
+    # ----------------------------------------------------------------- release
+    def export(self, path: Any, *, protect: Any = None, **kw: Any) -> Any:
+        """Write the released data (the current state: removed variables absent, suppressed cells
+        missing) to ``path`` in the format of its extension (see :func:`sdcsession.io.write_data`).
+
+        ``protect``: a path (or paths) that must not be overwritten, typically the input file.
+        """
+        from .io import write_data
+
+        return write_data(self._head.state.data, path, protect=protect, **kw)
 
     # ---------------------------------------------------------------- recipes
     def to_recipe(self) -> dict[str, Any]:

@@ -144,28 +144,27 @@ class UtilitySummary:
             matrix = pd.DataFrame(matrix["matrix"], index=cats, columns=cats)
         return float(ebil(self._state.original, self._state.data, column=column, transition=matrix))
 
-    def benchmark(self, indicators: Any, **kw: Any) -> pd.DataFrame:
-        """:func:`sdcsession.utility.compare_indicators` on (original, current data)."""
-        from .utility.benchmark import compare_indicators
+    def benchmark(self, indicators: Any, *, by: Any = None, method: str = "bootstrap",
+                  n_boot: int = 200, level: float = 0.95, seed: int | None = 0,
+                  calibrate: Any = None) -> pd.DataFrame:
+        """Benchmark indicators (e.g. ``["gini:income", "arpr:income", "mean:expend"]``) on the
+        original and the current data with CIs: :func:`sdcsession.utility.compare_indicators`
+        with the session's weight and household. Cached per state and parameters."""
+        return self._m("utility.benchmark", indicators=indicators, by=by, method=method,
+                       n_boot=n_boot, level=level, seed=seed, calibrate=calibrate)
 
-        r = self._state.original_roles
-        kw.setdefault("weight", r.weight)
-        if r.household and "household" not in kw:
-            kw["household"] = r.household
-        return compare_indicators(self._state.original, self._state.data, indicators, **kw)
+    def regression(self, formula: str, *, model: str = "ols", level: float = 0.95) -> Any:
+        """The same regression on original and current data
+        (:func:`sdcsession.utility.compare_regression`; WLS/logit use the session weight)."""
+        return self._m("utility.regression", formula=formula, model=model, level=level)
 
-    def gdu(self, **kw: Any) -> Any:
-        """The global data utility model (:func:`sdcsession.utility.gdu`) on the role variables."""
-        key = tuple(sorted((k, repr(v)) for k, v in kw.items()))
-        return self._m("utility.gdu", opts=key, kw=kw) if not kw else self._gdu(**kw)
-
-    def _gdu(self, **kw: Any) -> Any:
-        from .utility.gdu import gdu
-
-        cols = _cols(self._state, "keys") + _cols(self._state, "numeric")
-        kw.setdefault("columns", cols) if "columns" in _gdu_params() else None
-        return gdu(self._state.original[cols], self._state.data[cols],
-                   **{k: v for k, v in kw.items() if k != "columns"})
+    def gdu(self, types: Any = None, *, columns: Any = None, recoded: Any = None,
+            recode_variant: str = "comparisons", weights: Any = None,
+            alpha: float = 0.05) -> Any:
+        """The global data utility model (:func:`sdcsession.utility.gdu`) on the role variables
+        (keys, numeric, sensitive) unless ``columns`` are given. Cached per state and parameters."""
+        return self._m("utility.gdu", types=types, columns=columns, recoded=recoded,
+                       recode_variant=recode_variant, weights=weights, alpha=alpha)
 
     # -------------------------------------------------------------------- output
     def to_frame(self) -> pd.DataFrame:
@@ -226,14 +225,6 @@ class UtilitySummary:
                 + table_html([(k, int(v)) for k, v in sup["suppressions"].items()],
                              ["key", "suppressions"])
                 + f"<!-- {esc(repr(self))} --></div>")
-
-
-def _gdu_params() -> set[str]:
-    import inspect
-
-    from .utility.gdu import gdu
-
-    return set(inspect.signature(gdu).parameters)
 
 
 def _pair(state: State, role: str) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
@@ -331,6 +322,28 @@ def _catalogue(state: State, name: str, params: Any) -> Any:
     return compute(name, state.original, state.data, **dict(params))
 
 
+@register("utility.benchmark", "benchmark indicators with CIs, original vs masked", kind="utility")
+def _bench(state: State, indicators: Any, by: Any = None, **kw: Any) -> pd.DataFrame:
+    from .utility.benchmark import compare_indicators
+
+    r = state.original_roles
+    return compare_indicators(state.original, state.data, list(indicators) if not isinstance(
+        indicators, str) else indicators, weight=r.weight, household=r.household, by=by, **kw)
+
+
+@register("utility.regression", "regression comparison, original vs masked", kind="utility")
+def _regr(state: State, formula: str, model: str = "ols", level: float = 0.95) -> Any:
+    from .utility.regression import compare_regression
+
+    w = state.original_roles.weight if model != "ols" else None
+    return compare_regression(state.original, state.data, formula, model=model, weight=w,
+                              level=level)
+
+
 @register("utility.gdu", "global data utility model", kind="utility")
-def _gdu_measure(state: State, opts: Any = (), kw: Any = None) -> Any:
-    return UtilitySummary(state)._gdu()
+def _gdu_measure(state: State, types: Any = None, columns: Any = None, **kw: Any) -> Any:
+    from .utility.gdu import gdu
+
+    if columns is None:
+        columns = _cols(state, "keys") + _cols(state, "numeric") + _cols(state, "sensitive")
+    return gdu(state.original, state.data, types, columns=list(columns), **kw)
