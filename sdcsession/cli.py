@@ -181,7 +181,7 @@ def default_measures(original: Any, masked: Any, columns: list[str]) -> list[str
     if num:
         names += ["il1s", "il1s_sdcmicro"]
     if len(num) >= 2:
-        names += ["eigen", "il_correl"]
+        names += ["eigen_difference", "il_correl"]
     names += ["il_variables"]
     return names
 
@@ -208,7 +208,14 @@ def cmd_measure(args: argparse.Namespace) -> int:
     rows: list[dict[str, Any]] = []
     for name in names:
         spec = CATALOGUE[name]
-        cols = num if spec.variable_types.startswith("continuous") else columns
+        if spec.variable_types == "numeric":
+            cols = num
+        elif spec.variable_types == "categorical":
+            cols = [c for c in columns if c not in num]
+        else:
+            cols = columns
+        if not cols:
+            continue
         _progress(f"computing {name} …")
         kw = {"keys": cols} if name == "suppressions" else {"columns": cols}
         rows += _flatten(name, compute(name, orig, masked, **kw))

@@ -97,7 +97,8 @@ def _individual(state: State, alpha: float = 1.0, method: str = "approx") -> Any
 
     f = state.measure("frequencies", alpha=alpha)
     weighted = state.roles.weight is not None
-    return individual_risk_from_freq(f["fk"], f["Fk"] if weighted else None, method=method)
+    return individual_risk_from_freq(f["fk"], f["Fk"] if weighted else None, method=method,
+                                     warn=False)
 
 
 @register("household_risk", "household risk 1 - prod(1 - r_i) per record (None without household)")

@@ -87,10 +87,12 @@ class RiskSummary:
         """Distinct, entropy and recursive (c = 2) l-diversity of each sensitive variable."""
         return self._state.measure("l_diversity", c=2)
 
-    @property
-    def suda2(self) -> Any:
-        """SUDA2 scores (computed on first access only)."""
-        return self._state.measure("suda2", dis_fraction=0.01)
+    def suda2(self, dis_fraction: float = 0.01, max_size: int | None = None) -> Any:
+        """SUDA2 scores, DIS-SUDA scores and contributions (:func:`sdcsession.risk.suda2`).
+
+        Computed only when called (never by display, never on every step), then cached.
+        """
+        return self._state.measure("suda2", dis_fraction=dis_fraction, max_size=max_size)
 
     @property
     def numeric(self) -> dict[str, float] | None:
@@ -157,10 +159,11 @@ def _ldiv(state: State, c: int = 2) -> pd.DataFrame | None:
 
 
 @register("suda2", "SUDA2 scores, DIS-SUDA scores and variable contributions")
-def _suda2(state: State, dis_fraction: float = 0.01) -> Any:
+def _suda2(state: State, dis_fraction: float = 0.01, max_size: int | None = None) -> Any:
     from .risk import suda2
 
-    return suda2(state.data, list(state.roles.keys), dis_fraction=dis_fraction)
+    return suda2(state.data, list(state.roles.keys), dis_fraction=dis_fraction,
+                 max_size=max_size)
 
 
 @register("numeric_risk", "interval disclosure (dRisk) and record-linkage risk of numeric variables")

@@ -1,0 +1,48 @@
+"""Disclosure-risk measures as pure functions on DataFrames (no session needed).
+
+Frequencies with missing keys as wildcards, individual / global / household risk, k-anonymity
+violations and μ-ARGUS-style unsafe combinations, l-diversity, SUDA2, and numeric (interval
+disclosure, record linkage) risk. Key variables are read as categories.
+
+Example
+-------
+>>> import pandas as pd
+>>> import sdcsession.risk as risk
+>>> df = pd.DataFrame({"sex": ["m", "m", "f"], "age5": ["0-4", "0-4", "0-4"]})
+>>> risk.k_violations(df, ["sex", "age5"], 2)
+1
+"""
+
+from .frequencies import frequencies, frequencies_from_codes
+from .household import household_risk, household_risk_from_individual
+from .individual import (
+    expected_reidentifications,
+    global_risk,
+    individual_risk,
+    individual_risk_from_freq,
+)
+from .kanon import k_violations, unsafe_combinations
+from .ldiversity import l_diversity
+from .numeric import interval_disclosure, record_linkage_risk
+
+__all__ = [
+    "frequencies",
+    "frequencies_from_codes",
+    "individual_risk",
+    "individual_risk_from_freq",
+    "global_risk",
+    "expected_reidentifications",
+    "household_risk",
+    "household_risk_from_individual",
+    "k_violations",
+    "unsafe_combinations",
+    "l_diversity",
+    "interval_disclosure",
+    "record_linkage_risk",
+    "suda2",
+]
+
+try:  # SUDA2 lives in its own module (written separately)
+    from .suda2 import suda2
+except ImportError:  # pragma: no cover - until risk/suda2.py exists
+    __all__.remove("suda2")

@@ -15,12 +15,13 @@ Example
 ([0, 1, 0, -1], [2, 2])
 >>> g, ng = combine(codes[:3], cards)
 >>> g.tolist(), ng
-([0, 1, 0], 4)
+([0, 2, 0], 4)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from numbers import Real
 
 import numpy as np
 import pandas as pd
@@ -90,16 +91,19 @@ def check_columns(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
 def encode_column(s: pd.Series) -> tuple[np.ndarray, int]:
     """Integer codes (``-1`` = missing) and number of categories of one column, read as categories."""
     if isinstance(s.dtype, pd.CategoricalDtype):
-        codes = np.asarray(s.cat.codes, dtype=np.int64)
-        return codes, max(len(s.cat.categories), 1)
+        cat = s.array
+        return np.asarray(cat.codes), max(len(cat.categories), 1)
     codes, uniques = pd.factorize(s, use_na_sentinel=True)
     return np.asarray(codes, dtype=np.int64), max(len(uniques), 1)
 
 
 def encode_keys(df: pd.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, list[int]]:
-    """Codes of the key columns as an ``(n, p)`` int64 matrix (``-1`` missing) and cardinalities."""
+    """Codes of the key columns as an ``(n, p)`` int64 matrix (``-1`` missing) and cardinalities.
+
+    The matrix is Fortran-ordered: every column ``codes[:, j]`` is contiguous.
+    """
     n = len(df)
-    codes = np.empty((n, len(keys)), dtype=np.int64)
+    codes = np.empty((n, len(keys)), dtype=np.int64, order="F")
     cards: list[int] = []
     for j, k in enumerate(keys):
         c, m = encode_column(df[k])
@@ -165,10 +169,9 @@ def weights_of(df: pd.DataFrame, weight: str | None) -> np.ndarray | None:
 
 def check_alpha(alpha: float) -> float:
     """Validate the wildcard weight ``alpha`` (a number in [0, 1])."""
-    try:
-        a = float(alpha)
-    except (TypeError, ValueError):
-        raise ParameterError(f"alpha: expected a number in [0, 1], got {alpha!r}") from None
+    if isinstance(alpha, bool) or not isinstance(alpha, Real):
+        raise ParameterError(f"alpha: expected a number in [0, 1], got {alpha!r}")
+    a = float(alpha)
     if not 0.0 <= a <= 1.0:
         raise ParameterError(f"alpha: expected a number in [0, 1], got {alpha!r}")
     return a
@@ -176,12 +179,9 @@ def check_alpha(alpha: float) -> float:
 
 def check_k(k: float, what: str = "k") -> float:
     """Validate a threshold ``k >= 1``."""
-    if isinstance(k, bool):
+    if isinstance(k, bool) or not isinstance(k, Real):
         raise ParameterError(f"{what}: expected a number >= 1, got {k!r}")
-    try:
-        kk = float(k)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{what}: expected a number >= 1, got {k!r}") from None
+    kk = float(k)
     if not kk >= 1:
         raise ParameterError(f"{what}: expected a number >= 1, got {k!r}")
     return kk

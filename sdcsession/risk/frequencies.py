@@ -4,18 +4,20 @@ Missing key values are wildcards. Record *j* is *compatible* with record *i* whe
 key where both are non-missing. With ``M_i`` the set of keys missing in record *i*,
 
     fk_i = sum over compatible j of  c_ij,     Fk_i = sum over compatible j of  c_ij * w_j,
-    c_ij = 1      if M_j is a subset of M_i (j is at least as specific as i on i's observed keys),
-    c_ij = alpha  otherwise (j is missing a key that i has observed),
+    c_ij = 1      if j has no missing key, or j has exactly i's missing pattern (M_j = M_i),
+    c_ij = alpha  otherwise (j misses keys, in another pattern than i),
 
-so a record counts itself and the records of its own combination with weight 1, and a record whose
-keys are all missing gets fk = n and Fk = sum of the weights (for any alpha). This rule reproduces
-sdcMicro 5.8.1 ``freqCalc`` exactly, for alpha = 1 and alpha = 0, on the conformance file
-``testdata_na`` (which has records missing one key and one record missing two).
+so a record counts itself, the records of its own (partly missing) combination and the compatible
+complete records with weight 1. With alpha = 1 a record whose keys are all missing gets fk = n and
+Fk = sum of the weights. This rule reproduces sdcMicro 5.8.1 ``freqCalc`` exactly, for alpha = 1 and
+alpha = 0, on the conformance file ``testdata_na``; its record 2921 (missing two keys) pins that a
+record missing only one of those keys counts alpha, not 1 (a subset rule "M_j within M_i" would not).
 
 Algorithm: records are grouped by *missing pattern* (bit mask of missing keys). For every union
-``U = P_i | P_j`` of two present patterns, the records whose pattern is a subset of ``U`` are encoded
-once on the keys outside ``U``; for each pattern ``P_i`` inside ``U``, one weighted ``bincount`` over
-those codes (weights ``c_ij``, or ``c_ij * w_j``) is gathered back to the records of pattern ``P_i``.
+``U = P_i | P_j`` of two present patterns, the records are encoded once on the keys outside ``U``;
+for each pattern ``P_i`` inside ``U``, one weighted ``bincount`` over the codes of the contributing
+records (those with ``P_j | P_i = U``; weights ``c_ij``, or ``c_ij * w_j``) is gathered back to the
+records of pattern ``P_i``.
 The cost is a few vectorised passes per pattern pair, never a loop over records; without missing
 values it is a single ``bincount`` of the combined key codes.
 
@@ -85,7 +87,7 @@ def frequencies_from_codes(
     >>> import numpy as np
     >>> fk, Fk = frequencies_from_codes(np.array([[0, 0], [0, -1], [1, 0]]), [2, 1])
     >>> fk.tolist()
-    [2.0, 3.0, 1.0]
+    [2.0, 2.0, 1.0]
     """
     n, p = codes.shape
     missing = codes < 0
@@ -103,36 +105,35 @@ def frequencies_from_codes(
     pats_l = [int(x) for x in pats]
     fk = np.zeros(n, dtype=np.float64)
     Fk = np.zeros(n, dtype=np.float64) if weights is not None else fk
-    full = (1 << p) - 1
     unions: dict[int, list[int]] = {}
     for pi in pats_l:
         for q in pats_l:
-            if alpha == 0.0 and (q & ~pi):
+            if alpha == 0.0 and q not in (0, pi):
                 continue  # weight alpha = 0: contributes nothing
-            unions.setdefault(pi | q, [])
-            if pi not in unions[pi | q]:
-                unions[pi | q].append(pi)
+            targets = unions.setdefault(pi | q, [])
+            if pi not in targets:
+                targets.append(pi)
+    rows_of = {pi: np.flatnonzero(bits == pi) for pi in pats_l}
     for u, targets in unions.items():
-        valid = (bits & ~u) == 0  # records whose pattern is inside u
         obs = [j for j in range(p) if not (u >> j) & 1]
-        vbits = bits[valid]
+        # codes on the keys observed outside u, for all records (only records whose pattern is
+        # inside u are ever used: the others may hold garbage from their -1 codes)
         if obs:
-            g, size = combine([codes[valid, j] for j in obs], [cards[j] for j in obs])
+            g, size = combine([codes[:, j] for j in obs], [cards[j] for j in obs])
         else:
-            g, size = np.zeros(int(valid.sum()), dtype=np.int64), 1
-        vw = weights[valid] if weights is not None else None
-        vidx = np.flatnonzero(valid)
+            g, size = np.zeros(n, dtype=np.int64), 1
         for pi in targets:
-            contributes = (vbits | pi) == u
-            if u == full and not obs and pi == u:
-                pass
-            factor = np.where((vbits & ~pi) == 0, 1.0, alpha) * contributes
-            tgt = vbits == pi
-            gt = g[tgt]
-            idx = vidx[tgt]
-            fk[idx] += np.bincount(g, weights=factor, minlength=size)[gt]
+            ci = np.flatnonzero((bits | pi) == u)  # contributors j with P_j | P_i == u
+            gc = g[ci]
+            cb = bits[ci]
+            same = (cb == 0) | (cb == pi)
+            factor = None if alpha == 1.0 or same.all() else np.where(same, 1.0, alpha)
+            ti = rows_of[pi]
+            gt = g[ti]
+            fk[ti] += np.bincount(gc, weights=factor, minlength=size)[gt]
             if weights is not None:
-                Fk[idx] += np.bincount(g, weights=factor * vw, minlength=size)[gt]
+                wc = weights[ci] if factor is None else weights[ci] * factor
+                Fk[ti] += np.bincount(gc, weights=wc, minlength=size)[gt]
     return fk, Fk
 
 
@@ -161,8 +162,8 @@ def frequencies(
     combination, aligned to ``df.index``.
 
     fk_i = sum_j c_ij and Fk_i = sum_j c_ij w_j over the records j compatible with i (missing key
-    values are wildcards; ``c_ij = alpha`` when j misses a key that i has, else 1 — see the module
-    docstring). Without ``weight``, ``Fk = fk``. ``fk`` is int64 when ``alpha`` is 0 or 1 (or no key
+    values are wildcards; ``c_ij = 1`` when j is complete or has i's missing pattern, else
+    ``alpha`` — see the module docstring). Without ``weight``, ``Fk = fk``. ``fk`` is int64 when ``alpha`` is 0 or 1 (or no key
     is missing), float64 otherwise; ``Fk`` is float64.
 
     Parameters
@@ -170,7 +171,7 @@ def frequencies(
     df : the microdata.
     keys : key variables (read as categories).
     weight : sampling weight column (numeric, > 0).
-    alpha : weight in [0, 1] of compatible records that miss a key the record has (sdcMicro alpha).
+    alpha : weight in [0, 1] of compatible records with missing keys in another pattern (sdcMicro alpha).
 
     Reference: Templ, Kowarik & Meindl (2015), J. Stat. Softw. 67(4), sec. 3.1 (sdcMicro freqCalc).
 

@@ -1,0 +1,102 @@
+"""The console script, run for real in a subprocess: risk -> run -> measure round trip."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import sdcsession as sdc
+
+KEYS = ["region", "urbrur", "sex", "age5", "marstat"]
+
+
+def _cmd() -> list[str]:
+    script = Path(sys.executable).parent / "sdcsession"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("sdcsession")
+    return [found] if found else [sys.executable, "-m", "sdcsession"]
+
+
+def run(*args: str, ok: int | None = 0) -> subprocess.CompletedProcess:
+    p = subprocess.run([*_cmd(), *map(str, args)], capture_output=True, text=True, timeout=300)
+    if ok is not None:
+        assert p.returncode == ok, p.stderr
+    return p
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    df = sdc.datasets.synthetic_survey(300, seed=4)
+    data = d / "survey.csv"
+    df.to_csv(data, index=False)
+    s = sdc.SdcSession(pd.read_csv(data), keys=KEYS, numeric=["income", "expend"], weight="w",
+                       household="hid", seed=9)
+    s.recode("marstat", {"widowed": "other", "divorced": "other"})
+    s.remove(["health"])
+    recipe = s.save_recipe(d / "recipe.json")
+    return d, data, recipe, s
+
+
+def test_risk_text_and_json(files):
+    d, data, _, s = files
+    p = run("risk", data, "--keys", ",".join(KEYS), "--weight", "w", "--household", "hid")
+    assert "expected re-identifications" in p.stdout
+    j = json.loads(run("risk", data, "--keys", ",".join(KEYS), "--weight", "w", "--json").stdout)
+    ref = sdc.SdcSession(pd.read_csv(data), keys=KEYS, weight="w", seed=0).risk
+    assert j["expected_reidentifications"] == pytest.approx(ref.expected_reidentifications, rel=1e-12)
+    assert j["k3_violations"] == ref.k_violations(3)
+
+
+def test_run_replays_recipe_and_measure(files):
+    d, data, recipe, s = files
+    out = d / "released.csv"
+    p = run("run", recipe, "--data", data, "--out", out)
+    assert "replaying 2 step(s)" in p.stderr
+    released = pd.read_csv(out)
+    assert "health" not in released.columns
+    pd.testing.assert_series_equal(released["marstat"], s.data["marstat"].astype(object),
+                                   check_names=False, check_dtype=False)
+    m = run("measure", data, out, "--columns", "income,expend,marstat", "--json")
+    rows = json.loads(m.stdout)
+    changed = [r for r in rows if r["measure"] == "records_changed" and r["variable"] == "marstat"
+               and r["statistic"] == "changed"]
+    assert changed and changed[0]["value"] == (s.original["marstat"].isin(
+        ["widowed", "divorced"])).sum()
+    il1s = [r for r in rows if r["measure"] == "il1s"]
+    assert il1s and il1s[0]["value"] == 0.0
+
+
+def test_bad_input_exit_codes(files, tmp_path):
+    d, data, recipe, _ = files
+    p = run("risk", tmp_path / "nope.csv", "--keys", "a", ok=2)
+    assert p.stderr.startswith("sdcsession: error:") and "Traceback" not in p.stderr
+    p = run("risk", data, "--keys", "region,sexx", ok=2)
+    assert "sexx" in p.stderr
+    semi = tmp_path / "semi.csv"
+    pd.read_csv(data).to_csv(semi, sep=";", index=False)
+    p = run("risk", semi, "--keys", "region,sex", "--sep", ",", ok=2)
+    assert "sep" in p.stderr or "delimiter" in p.stderr
+    other = tmp_path / "other.csv"
+    pd.DataFrame({"a": [1, 2]}).to_csv(other, index=False)
+    p = run("run", recipe, "--data", other, "--out", tmp_path / "o.csv", ok=2)
+    assert "region" in p.stderr
+    p = run("run", recipe, "--data", data, "--out", tmp_path / "no" / "dir" / "o.csv", ok=2)
+    assert "Traceback" not in p.stderr
+    p = run("run", recipe, "--data", data, "--out", data, ok=2)
+    assert "overwrite" in p.stderr or "input" in p.stderr
+    p = run("frobnicate", ok=2)
+    p = run("--debug", "risk", tmp_path / "nope.csv", "--keys", "a", ok=None)
+    assert "Traceback" in p.stderr
+
+
+def test_demo_runs():
+    p = run("demo", "--households", "400")
+    assert "local suppression" in p.stdout and "undo" in p.stdout
