@@ -309,10 +309,14 @@ def _rdisc(state: State) -> float | None:
 def _lambda(state: State) -> Any:
     from .utility.continuous import il_variables
 
-    cols = _cols(state, "keys") + _cols(state, "numeric")
-    if not cols:
+    keys, num = _cols(state, "keys"), _cols(state, "numeric")
+    if not keys + num:
         return None
-    return il_variables(state.original, state.data, columns=cols)
+    types = {c: "continuous" for c in num}
+    for c in keys:
+        dt = state.original[c].dtype
+        types[c] = "ordinal" if isinstance(dt, pd.CategoricalDtype) and dt.ordered else "nominal"
+    return il_variables(state.original, state.data, columns=keys + num, types=types)
 
 
 @register("utility.catalogue", "any catalogue measure by name", kind="utility")

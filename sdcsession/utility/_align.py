@@ -1,0 +1,237 @@
+"""Pairing, column selection, type checks and categorical encoding shared by the utility measures.
+
+Every utility measure takes ``(original, masked)`` DataFrames. Measures that compare records one by
+one (IL1s, λ, records changed, ...) need the two files *paired by index*: the same index labels
+(in any order; the masked file is re-ordered to the original's order). When rows were removed or
+added they raise :class:`~sdcsession.errors.MeasureError`; distributional measures (tables,
+entropies, eigenvalues, KS, ...) do not need pairing and work on files of different lengths.
+
+Example
+-------
+>>> import pandas as pd
+>>> from sdcsession.utility._align import paired
+>>> o = pd.DataFrame({"a": [1, 2, 3]}); m = pd.DataFrame({"a": [3, 2]}, index=[2, 1])
+>>> paired(o, m, "demo")
+Traceback (most recent call last):
+...
+sdcsession.errors.MeasureError: demo: needs the original and masked records paired by index, but the files have 3 and 2 records (1 index labels only in the original: [0]); use a distributional measure or align the files first
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import MeasureError, ParameterError
+
+__all__ = [
+    "check_frames",
+    "resolve_columns",
+    "paired",
+    "numeric_matrix",
+    "is_numeric_column",
+    "encode_pair",
+    "encode_one",
+    "weights_of",
+    "EncodedPair",
+]
+
+
+def check_frames(original: Any, masked: Any, measure: str) -> None:
+    """Raise MeasureError unless both inputs are DataFrames."""
+    for name, df in (("original", original), ("masked", masked)):
+        if not isinstance(df, pd.DataFrame):
+            raise MeasureError(
+                f"{measure}: {name} must be a pandas DataFrame, got {type(df).__name__}"
+            )
+
+
+def resolve_columns(
+    original: pd.DataFrame,
+    masked: pd.DataFrame | None,
+    columns: str | Iterable[Hashable] | None,
+    measure: str,
+    *,
+    min_columns: int = 1,
+) -> list[Hashable]:
+    """The columns to compare: ``columns`` checked against both files, or the common columns.
+
+    Without ``columns`` the columns present in both files are taken, in the original's order.
+    """
+    if columns is None:
+        cols = list(original.columns)
+        if masked is not None:
+            mset = set(masked.columns)
+            cols = [c for c in cols if c in mset]
+    else:
+        if isinstance(columns, str):
+            columns = [columns]
+        cols = list(columns)
+        if len(set(cols)) != len(cols):
+            raise ParameterError(f"{measure}: columns contains duplicates: {cols}")
+        missing_o = [c for c in cols if c not in original.columns]
+        missing_m = [] if masked is None else [c for c in cols if c not in masked.columns]
+        problems = []
+        if missing_o:
+            problems.append(f"not in the original: {missing_o}")
+        if missing_m:
+            problems.append(f"not in the masked file: {missing_m}")
+        if problems:
+            raise MeasureError(f"{measure}: columns " + "; ".join(problems))
+    if len(cols) < min_columns:
+        raise MeasureError(
+            f"{measure}: needs at least {min_columns} common column(s), got {len(cols)}: {cols}"
+        )
+    return cols
+
+
+def paired(original: pd.DataFrame, masked: pd.DataFrame, measure: str) -> pd.DataFrame:
+    """The masked file re-ordered to the original's index; MeasureError when records differ."""
+    oi, mi = original.index, masked.index
+    if oi.equals(mi):
+        return masked
+    if not oi.is_unique or not mi.is_unique:
+        raise MeasureError(f"{measure}: needs unique index labels to pair records")
+    if len(oi) == len(mi) and oi.sort_values().equals(mi.sort_values()):
+        return masked.reindex(oi)
+    only_o = oi.difference(mi)
+    only_m = mi.difference(oi)
+    parts = []
+    if len(only_o):
+        parts.append(f"{len(only_o)} index labels only in the original: {list(only_o[:5])}")
+    if len(only_m):
+        parts.append(f"{len(only_m)} index labels only in the masked file: {list(only_m[:5])}")
+    raise MeasureError(
+        f"{measure}: needs the original and masked records paired by index, but the files have "
+        f"{len(oi)} and {len(mi)} records ({'; '.join(parts)}); use a distributional measure "
+        "or align the files first"
+    )
+
+
+def is_numeric_column(s: pd.Series) -> bool:
+    """True for real/integer columns (not bool, not categorical)."""
+    dt = s.dtype
+    return (
+        pd.api.types.is_numeric_dtype(dt)
+        and not pd.api.types.is_bool_dtype(dt)
+        and not isinstance(dt, pd.CategoricalDtype)
+    )
+
+
+def numeric_matrix(df: pd.DataFrame, columns: Sequence[Hashable], measure: str, which: str
+                   ) -> np.ndarray:
+    """Columns as a float64 (n, p) array; MeasureError naming non-numeric columns or infinities."""
+    bad = [c for c in columns if not is_numeric_column(df[c])]
+    if bad:
+        kinds = {c: str(df[c].dtype) for c in bad}
+        raise MeasureError(
+            f"{measure}: expects numeric (continuous) columns, but in the {which} file these are "
+            f"not: {kinds}"
+        )
+    x = np.empty((len(df), len(columns)), dtype=np.float64, order="F")
+    for j, c in enumerate(columns):
+        x[:, j] = df[c].to_numpy(dtype=np.float64, na_value=np.nan)
+    inf_cols = [c for j, c in enumerate(columns) if np.isinf(x[:, j]).any()]
+    if inf_cols:
+        raise MeasureError(f"{measure}: infinite values in the {which} file, columns {inf_cols}")
+    return x
+
+
+class EncodedPair:
+    """Integer codes of one variable in both files over the union of their categories.
+
+    ``codes_o``/``codes_m``: int64 arrays, -1 for missing; ``categories``: the union (pd.Index);
+    ``ordered``: True when the categories carry an order (ordered categorical or numbers).
+    """
+
+    __slots__ = ("codes_o", "codes_m", "categories", "ordered")
+
+    def __init__(self, codes_o: np.ndarray, codes_m: np.ndarray, categories: pd.Index,
+                 ordered: bool):
+        self.codes_o = codes_o
+        self.codes_m = codes_m
+        self.categories = categories
+        self.ordered = ordered
+
+    @property
+    def n_categories(self) -> int:
+        return len(self.categories)
+
+
+def _codes_of(s: pd.Series, cats: pd.Index) -> np.ndarray:
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        own = s.cat.codes.to_numpy().astype(np.int64)
+        mapping = cats.get_indexer(s.cat.categories).astype(np.int64)
+        out = np.where(own >= 0, mapping[np.maximum(own, 0)] if len(mapping) else -1, -1)
+        return out.astype(np.int64)
+    return cats.get_indexer(s).astype(np.int64)
+
+
+def _cats_of(s: pd.Series) -> pd.Index:
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return pd.Index(s.cat.categories)
+    return pd.Index(pd.unique(s.dropna()))
+
+
+def encode_pair(o: pd.Series, m: pd.Series) -> EncodedPair:
+    """Encode a variable of both files on the union of categories (missing = -1).
+
+    Ordered categoricals with identical categories keep their order; numeric columns are sorted.
+    """
+    ordered = False
+    if isinstance(o.dtype, pd.CategoricalDtype) and isinstance(m.dtype, pd.CategoricalDtype):
+        co, cm = o.cat.categories, m.cat.categories
+        if co.equals(cm):
+            cats = pd.Index(co)
+            ordered = bool(o.cat.ordered and m.cat.ordered)
+            if len(cats) < 2**31:
+                return EncodedPair(o.cat.codes.to_numpy().astype(np.int64),
+                                   m.cat.codes.to_numpy().astype(np.int64), cats, ordered)
+        else:
+            cats = pd.Index(co).append(pd.Index(cm).difference(co, sort=False))
+    else:
+        cats = _cats_of(o)
+        extra = _cats_of(m)
+        try:
+            cats = cats.append(extra[~extra.isin(cats)])
+        except TypeError:  # pragma: no cover - mixed, unorderable types
+            cats = pd.Index(list(cats) + [v for v in extra if v not in set(cats)], dtype=object)
+        if is_numeric_column(o) and is_numeric_column(m):
+            cats = cats.sort_values()
+            ordered = True
+    return EncodedPair(_codes_of(o, cats), _codes_of(m, cats), cats, ordered)
+
+
+def encode_one(s: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes (-1 missing) and categories of one column."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return s.cat.codes.to_numpy().astype(np.int64), pd.Index(s.cat.categories)
+    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    return codes.astype(np.int64), pd.Index(uniques)
+
+
+def weights_of(df: pd.DataFrame, weight: Hashable | np.ndarray | pd.Series | None, measure: str,
+               which: str = "original") -> np.ndarray | None:
+    """Weights as a float array (column name, Series or array), checked finite and >= 0."""
+    if weight is None:
+        return None
+    if isinstance(weight, (str, int)) and not isinstance(weight, bool) and weight in df.columns:
+        w = df[weight]
+        if not is_numeric_column(w):
+            raise MeasureError(f"{measure}: weight column {weight!r} must be numeric")
+        arr = w.to_numpy(dtype=np.float64, na_value=np.nan)
+    elif isinstance(weight, (pd.Series, np.ndarray, list)):
+        arr = np.asarray(weight, dtype=np.float64)
+        if arr.shape != (len(df),):
+            raise MeasureError(
+                f"{measure}: weight has {arr.shape[0] if arr.ndim else 0} values, the {which} "
+                f"file {len(df)} records"
+            )
+    else:
+        raise MeasureError(f"{measure}: weight {weight!r} is not a column of the {which} file")
+    if not np.isfinite(arr).all() or (arr < 0).any():
+        raise MeasureError(f"{measure}: weights must be finite and >= 0 (in the {which} file)")
+    return arr
