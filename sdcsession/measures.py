@@ -62,7 +62,7 @@ def cache_key(name: str, params: dict[str, Any]) -> tuple:
     return (name, freeze(params))
 
 
-def compute(state: State, name: str, **params: Any) -> Any:
+def compute(state: State, name: str, /, **params: Any) -> Any:
     """Value of measure ``name`` on ``state``, from the state's cache when present."""
     key = cache_key(name, params)
     cache = state.cache

@@ -43,7 +43,7 @@ class State:
         """Number of records."""
         return len(self.data)
 
-    def measure(self, name: str, **params: Any) -> Any:
+    def measure(self, name: str, /, **params: Any) -> Any:
         """Value of the registered measure ``name`` on this state (computed once, then cached).
 
         See :func:`sdcsession.measures.available` for the names.
@@ -52,7 +52,7 @@ class State:
 
         return compute(self, name, **params)
 
-    def is_cached(self, name: str, **params: Any) -> bool:
+    def is_cached(self, name: str, /, **params: Any) -> bool:
         """Whether ``measure(name, **params)`` is already in the cache."""
         from .measures import cache_key
 

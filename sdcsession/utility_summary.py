@@ -51,7 +51,7 @@ class UtilitySummary:
         self._state = state
         self._step = step
 
-    def _m(self, name: str, **params: Any) -> Any:
+    def _m(self, name: str, /, **params: Any) -> Any:
         return self._state.measure(name, **params)
 
     # --------------------------------------------------------------- categorical
