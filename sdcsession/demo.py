@@ -13,7 +13,7 @@ import time
 
 __all__ = ["run_demo", "demo_session"]
 
-KEYS = ["region", "urbrur", "hhsize", "sex", "age5", "marstat", "educ"]
+KEYS = ["region", "urbrur", "hhsize", "sex", "age", "marstat", "educ"]
 NUMERIC = ["income", "expend", "savings"]
 
 
@@ -32,10 +32,13 @@ def run_demo(n_households: int = 3000, seed: int = 2026) -> str:
     t0 = time.perf_counter()
     s = demo_session(n_households, seed)
     scenario = [
+        ("age in 15-year groups", lambda: s.global_recode(
+            "age", breaks=[-1, 14, 29, 44, 59, 74, 120])),
         ("group households of 6+ persons", lambda: s.top_bottom_code("hhsize", 6, 6, kind="top")),
         ("merge rare marital statuses", lambda: s.group_categories(
             "marstat", {"other": ["widowed", "divorced", "separated"]})),
-        ("local suppression to 3-anonymity", lambda: s.local_suppression(k=3)),
+        ("local suppression to 3-anonymity", lambda: s.local_suppression(
+            k=3, importance=["region", "sex", "age", "urbrur", "hhsize", "marstat", "educ"])),
         ("PRAM of water source", lambda: s.pram(["water"], pd=0.8, alpha=0.5)),
         ("microaggregation (MDAV, k=3)", lambda: s.microaggregation(NUMERIC, k=3)),
     ]

@@ -27,15 +27,7 @@ __all__ = ["TreatmentMethods"]
 def _build(tag: str, **params: Any) -> Any:
     import sdcsession.methods  # noqa: F401  (registers every treatment)
 
-    return TREATMENTS[tag](**{k: v for k, v in params.items() if v is not _UNSET})
-
-
-class _Unset:
-    def __repr__(self) -> str:  # pragma: no cover
-        return "<unset>"
-
-
-_UNSET: Any = _Unset()
+    return TREATMENTS[tag](**params)
 
 
 class TreatmentMethods:
@@ -51,9 +43,8 @@ class TreatmentMethods:
                       include_outside: bool = False) -> Any:
         """Recode a numeric key into intervals: ``breaks`` (right-closed by default), or
         ``method="equidistant" | "quantile"`` with ``n`` groups (see :class:`~sdcsession.methods.recoding.GlobalRecode`)."""
-        return self.apply(_build("global_recode", column=column, breaks=breaks,
-                                 method=_UNSET if method is None else method,
-                                 n=_UNSET if n is None else n, labels=labels, right=right,
+        return self.apply(_build("global_recode", column=column, breaks=breaks, method=method,
+                                 n=n, labels=labels, right=right,
                                  include_outside=include_outside))
 
     def group_categories(self, column: str, groups: Mapping[Any, Iterable[Any]]) -> Any:
@@ -74,16 +65,16 @@ class TreatmentMethods:
     def local_suppression(self, k: int = 3, *, importance: Sequence[str] | None = None,
                           strata: Sequence[str] | str | None = None,
                           combinations: int | None = None, weighted: bool = False,
-                          household_consistent: Sequence[str] | None = None) -> Any:
+                          household: bool = False) -> Any:
         """Suppress key values until every record's combination has fk ≥ k (missing = wildcard).
 
-        ``importance``: key names, most important first (suppressed last). See
+        ``importance``: key names, most important first (suppressed last); ``household=True``
+        suppresses key variables that are constant within households for all members. See
         :class:`~sdcsession.methods.suppression.LocalSuppression` for the algorithm.
         """
         return self.apply(_build(
             "local_suppression", k=k, importance=importance, strata=strata,
-            combinations=combinations, weighted=weighted,
-            household_consistent=_UNSET if household_consistent is None else household_consistent))
+            combinations=combinations, weighted=weighted, household=household))
 
     def suppress_by_risk(self, threshold: float = 0.15, *, column: str | None = None,
                          importance: Sequence[str] | None = None) -> Any:
@@ -93,10 +84,11 @@ class TreatmentMethods:
 
     # ---------------------------------------------------------------- perturbative
     def pram(self, columns: Iterable[str] | str, *, pd: float = 0.8, alpha: float = 0.5,
-             matrix: Any = None, strata: Sequence[str] | str | None = None) -> Any:
+             matrix: Any = None, strata: Sequence[str] | str | None = None,
+             invariant: bool = True) -> Any:
         """Invariant PRAM of categorical variables (see :class:`~sdcsession.methods.pram.Pram`)."""
         return self.apply(_build("pram", columns=columns, pd=pd, alpha=alpha, matrix=matrix,
-                                 strata=_UNSET if strata is None else strata))
+                                 strata=() if strata is None else strata, invariant=invariant))
 
     def add_noise(self, columns: Iterable[str] | str, *, method: str = "additive",
                   noise: float = 0.15) -> Any:

@@ -1,4 +1,33 @@
+"""Treatments: pure kernels on DataFrames and the frozen Treatment specs that wrap them.
+
+Importing this package registers every treatment type (see :data:`TREATMENTS`).
+"""
+
 from .base import TREATMENTS, Result, Treatment
 from .basic import Recode, RemoveColumns
+from .microaggregation import Microaggregation
+from .noise import AddNoise
+from .pram import Pram
+from .recoding import GlobalRecode, GroupCategories, RoundValues, TopBottomCode
+from .shuffling import Shuffle
+from .suppression import LocalSuppression, SuppressByRisk
+from .swapping import RankSwap
 
-__all__ = ["TREATMENTS", "Result", "Treatment", "Recode", "RemoveColumns"]
+__all__ = [
+    "TREATMENTS",
+    "Result",
+    "Treatment",
+    "Recode",
+    "RemoveColumns",
+    "GlobalRecode",
+    "GroupCategories",
+    "TopBottomCode",
+    "RoundValues",
+    "LocalSuppression",
+    "SuppressByRisk",
+    "Pram",
+    "AddNoise",
+    "Microaggregation",
+    "RankSwap",
+    "Shuffle",
+]
