@@ -2,10 +2,11 @@
 
 >>> import sdcsession as sdc
 >>> sorted(n for n in ("SdcSession", "compare") if n in sdc.__all__)
-['SdcSession']
+['SdcSession', 'compare']
 """
 
 from . import datasets, methods, risk, utility
+from .compare import compare, frontier
 from .errors import (
     DataFileError,
     HistoryError,
@@ -19,6 +20,7 @@ from .errors import (
     TreatmentError,
 )
 from .methods.base import Treatment
+from .report import report
 from .roles import Roles
 from .session import SdcSession
 
@@ -26,6 +28,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "SdcSession",
+    "compare",
+    "frontier",
+    "report",
     "Roles",
     "Treatment",
     "SdcError",

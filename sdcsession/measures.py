@@ -18,6 +18,8 @@ Example
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -52,6 +54,7 @@ def register(name: str, description: str, kind: str = "risk") -> Callable:
 
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         MEASURES[name] = Measure(name, fn, description, kind)
+        _defaults.cache_clear()
         return fn
 
     return deco
@@ -62,15 +65,28 @@ def cache_key(name: str, params: dict[str, Any]) -> tuple:
     return (name, freeze(params))
 
 
+@functools.cache
+def _defaults(name: str) -> dict[str, Any]:
+    sig = inspect.signature(MEASURES[name].fn)
+    return {p.name: p.default for p in list(sig.parameters.values())[1:]
+            if p.default is not inspect.Parameter.empty
+            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
 def compute(state: State, name: str, /, **params: Any) -> Any:
-    """Value of measure ``name`` on ``state``, from the state's cache when present."""
+    """Value of measure ``name`` on ``state``, from the state's cache when present.
+
+    Omitted parameters are filled with the measure's defaults before the cache is consulted, so
+    ``measure("x")`` and ``measure("x", alpha=1.0)`` share one entry.
+    """
+    m = MEASURES.get(name)
+    if m is None:
+        raise ParameterError(f"measure: unknown measure {name!r}; known: {sorted(MEASURES)}")
+    params = {**_defaults(name), **params}
     key = cache_key(name, params)
     cache = state.cache
     if key in cache:
         return cache[key]
-    m = MEASURES.get(name)
-    if m is None:
-        raise ParameterError(f"measure: unknown measure {name!r}; known: {sorted(MEASURES)}")
     value = m.fn(state, **params)
     COUNTS[name] += 1
     cache[key] = value

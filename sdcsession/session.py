@@ -314,6 +314,33 @@ class SdcSession(TreatmentMethods):
 
         return from_recipe(data, recipe, strict=strict, name=name)
 
+    # ------------------------------------------------------- scenarios and output
+    def tree(self) -> Any:
+        """The whole history tree (all branches), HEADs marked (``.to_frame()``, text, HTML)."""
+        from .compare import tree
+
+        return tree(self)
+
+    def compare(self, *others: Any, measures: Any = None) -> pd.DataFrame:
+        """:func:`sdcsession.compare` of this scenario with ``others``."""
+        from .compare import compare
+
+        return compare(self, *others, measures=measures)
+
+    def report(self, path: Any = None, *others: Any, internal: bool = False, **kw: Any) -> str:
+        """Self-contained HTML report of this scenario (and ``others``); see :mod:`sdcsession.report`."""
+        from .report import report
+
+        return report(self, *others, path=path, internal=internal, **kw)
+
+    @property
+    def plot(self) -> Any:
+        """Plots of this scenario: ``s.plot.ru_map(alt)``, ``.distributions("income")``,
+        ``.mosaic(["sex", "age5"])``, ``.suppressions()``, ``.risk_distribution()``, ``.risk_path()``."""
+        from .plotting import SessionPlots
+
+        return SessionPlots(self)
+
     # ---------------------------------------------------------------- display
     def __repr__(self) -> str:
         from .display import session_text

@@ -312,10 +312,8 @@ def _lambda(state: State) -> Any:
     keys, num = _cols(state, "keys"), _cols(state, "numeric")
     if not keys + num:
         return None
-    types = {c: "continuous" for c in num}
-    for c in keys:
-        dt = state.original[c].dtype
-        types[c] = "ordinal" if isinstance(dt, pd.CategoricalDtype) and dt.ordered else "nominal"
+    # key variables are read as categories (nominal): a recoded ordered key has no common order
+    types = {c: "continuous" for c in num} | {c: "nominal" for c in keys}
     return il_variables(state.original, state.data, columns=keys + num, types=types)
 
 

@@ -1,0 +1,226 @@
+"""The HTML report: self-contained, complete, no record-level original value in the public variant,
+opens in headless Chromium without console messages."""
+
+from __future__ import annotations
+
+import html as _html
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from typing import ClassVar
+
+import attrs
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+import sdcsession as sdc  # noqa: E402
+from sdcsession.errors import ParameterError  # noqa: E402
+from sdcsession.measures import COUNTS  # noqa: E402
+from sdcsession.methods.base import Result, Treatment  # noqa: E402
+from sdcsession.methods.noise import AddNoise  # noqa: E402
+from sdcsession.report import report  # noqa: E402
+
+KEYS = ["region", "sex", "age5", "marstat"]
+NUM = ["income", "expend", "savings"]
+IMG = re.compile(r"data:image/png;base64,[A-Za-z0-9+/=]+")
+
+
+@attrs.frozen
+class BlankRareReport(Treatment):
+    """Test-only suppression: blank ``column`` in records whose key combination has fk < k."""
+
+    type: ClassVar[str] = "test_blank_rare_report"
+    k: int = 3
+    column: str = "age5"
+
+    def apply(self, data, roles, rng):
+        f = sdc.risk.frequencies(data, list(roles.keys))
+        bad = (f["fk"] < self.k).to_numpy()
+        col = data[self.column].copy()
+        col[bad] = pd.NA
+        return Result(data.assign(**{self.column: col}), notes={"blanked": int(bad.sum())})
+
+
+@pytest.fixture(scope="module")
+def scen():
+    df = sdc.datasets.synthetic_survey(250, seed=8)
+    # sentinel record values: a new maximum, a new minimum and a middle value of income
+    inc = df["income"].to_numpy(copy=True)
+    inc[[3, 50, 77]] = [987654.321, -4321.987, 15555.555]
+    df["income"] = inc
+    s = sdc.SdcSession(df, keys=KEYS, numeric=NUM, weight="w", household="hid",
+                       sensitive=["health"], seed=21)
+    a = s.branch("supp").apply(BlankRareReport(k=3))
+    b = a.branch("supp+noise").apply(AddNoise(NUM, noise=0.3))
+    return s, a, b
+
+
+@pytest.fixture(scope="module")
+def public(scen, tmp_path_factory):
+    path = tmp_path_factory.mktemp("rep") / "report.html"
+    text = report(*scen, path=path)
+    return path, text
+
+
+@pytest.fixture(scope="module")
+def internal(scen):
+    return report(*scen, internal=True, figures=False)
+
+
+def _visible(text: str) -> str:
+    """The report without its embedded images (base64 can contain any digit run)."""
+    return IMG.sub("data:image/png;base64,", text)
+
+
+def test_written_and_self_contained(public):
+    path, text = public
+    assert path.read_text(encoding="utf-8") == text
+    assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
+    assert "<script" not in text.lower()
+    assert "Content-Security-Policy" in text and "default-src 'none'" in text
+    # every resource is inline: src only data: URIs, href only in-page anchors
+    srcs = re.findall(r'\bsrc="([^"]*)"', text)
+    assert srcs and all(s.startswith("data:image/png;base64,") for s in srcs)
+    assert all(h.startswith("#") for h in re.findall(r"\bhref='([^']*)'", text))
+    assert not re.findall(r'\bhref="', text)
+    assert not re.search(r"(?i)\b(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}/", _visible(text))
+
+
+def test_sections_and_content(public, scen):
+    _, text = public
+    s, a, b = scen
+    for h in ("Data", "Scenarios", "Disclosure risk before and after", "Information loss",
+              "Comparison of the scenarios", "Figures", "Recipes"):
+        assert f">{h}</h2>" in text, h
+    assert "Riskiest" not in text and "INTERNAL" not in text
+    # sizes and roles
+    assert re.search(rf"<td>records</td><td[^>]*>{s.state.n:,}</td>", text)
+    assert "<td>keys</td><td>region, sex, age5, marstat</td>" in text
+    # steps: the noise step with its seed, the suppression with what it changed
+    assert str(b.head.seed) in text
+    assert f'{{&quot;blanked&quot;: {a.head.notes["blanked"]}}}' in text
+    # risk before/after figures, as printed by the compare table
+    er = float(sdc.risk.individual_risk(s.original, KEYS, weight="w").sum())
+    assert f"{er:.4g}" in text
+    assert "health: records with distinct l &lt; 2" in text
+    # one figure: R-U map, suppressions, risk distribution, 3 numeric, 2 risk paths
+    assert len(re.findall(r"<img ", text)) == 1 + 2 + len(NUM) + 2
+    # the recipes are there and parse back to the sessions' recipes
+    pres = re.findall(r"<pre>(.*?)</pre>", text, flags=re.S)
+    recipes = [json.loads(_html.unescape(p)) for p in pres]
+    assert recipes == [json.loads(json.dumps(x.to_recipe())) for x in (s, a, b)]
+
+
+def test_public_variant_has_no_record_level_value(public, scen):
+    _, text = public
+    s, a, b = scen
+    vis = _visible(text)
+    orig = s.original
+    # the sentinels (income's max, min and a middle value) in every usual format
+    for v in (987654.321, -4321.987, 15555.555):
+        for form in (repr(v), f"{v:.2f}", f"{v:,.2f}", f"{v:,.1f}", f"{v:,.0f}", f"{v:.6g}",
+                     f"{v:.4g}", f"{v:.3e}"):
+            assert form not in vis, (v, form)
+    # every non-integer value, in full precision and with two decimals
+    checked = 0
+    for c in NUM:
+        for v in pd.unique(orig[c].dropna()):
+            v = float(v)
+            if v.is_integer():
+                continue  # integer-valued amounts could collide with counts: skip them
+            for form in (repr(v), f"{v:.2f}", f"{v:,.2f}"):
+                assert form not in vis, (c, v, form)
+            checked += 1
+    # the masked values are record-level too
+    for c in NUM:
+        for v in b.data[c].dropna().to_numpy()[:300]:
+            v = float(v)
+            if v.is_integer():
+                continue
+            assert repr(v) not in vis
+            if abs(v) >= 1000:
+                assert f"{v:,.2f}" not in vis and f"{v:,.1f}" not in vis
+    assert checked > 500
+    # no extreme of any numeric variable (min / max are single records' values)
+    for c in NUM:
+        for v in (orig[c].min(), orig[c].max()):
+            if abs(v) >= 1000 and not float(v).is_integer():
+                assert f"{v:,.1f}" not in vis and f"{v:,.2f}" not in vis
+
+
+def test_internal_variant_lists_the_riskiest_combinations(internal, public, scen):
+    s, a, b = scen
+    _, pub = public
+    assert "INTERNAL" in internal and "Riskiest key combinations" in internal
+    st = b.state
+    r = st.measure("individual_risk").to_numpy()
+    i = int(np.argmax(r))
+    combo = "".join(f"<td>{v}</td>" for v in
+                    st.data[KEYS].astype(object).fillna("(missing)").astype(str).iloc[i])
+    assert combo in internal
+    assert combo not in pub
+
+
+def test_report_reuses_the_cached_measures(scen):
+    report(*scen, figures=False)
+    before = COUNTS.copy()
+    text = report(*scen, figures=False)
+    assert COUNTS == before
+    assert "<img" not in text and "figures were not requested" in text
+
+
+def test_report_bad_input(scen):
+    with pytest.raises(ParameterError):
+        report()
+    with pytest.raises(ParameterError):
+        report("main")
+
+
+def test_names_are_escaped():
+    df = pd.DataFrame({"k": list("abab"), "x": [1.5, 2.5, 3.5, 4.75]})
+    s = sdc.SdcSession(df, keys=["k"], numeric=["x"], seed=1, name="<i>evil</i>")
+    text = report(s, figures=False)
+    assert "<i>evil</i>" not in text and "&lt;i&gt;evil&lt;/i&gt;" in text
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _chromium(url: str) -> tuple[str, str]:
+    profile = tempfile.mkdtemp()
+    try:
+        p = subprocess.run(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--no-first-run", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
+             "--dump-dom", url],
+            capture_output=True, text=True, timeout=120)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return p.stdout, p.stderr
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
+                    "(apt-get install -y chromium) — the headless-browser check cannot run")
+def test_opens_in_headless_chromium_without_console_messages(public, tmp_path):
+    path, _ = public
+    dom, err = _chromium(path.resolve().as_uri())
+    assert "Disclosure control report" in dom and "Risk–utility map" in dom
+    assert dom.count("<img") == 8
+    console = [ln for ln in err.splitlines() if "CONSOLE" in ln or "Refused to" in ln]
+    assert console == []
+    # the check can fail: a page that logs an error and breaks the policy is caught
+    bad = tmp_path / "bad.html"
+    bad.write_text(path.read_text(encoding="utf-8").replace(
+        "</body>", '<img src="http://example.invalid/x.png"><script>console.error("x")'
+        "</script></body>"), encoding="utf-8")
+    _, err2 = _chromium(bad.resolve().as_uri())
+    assert any("CONSOLE" in ln or "Refused to" in ln for ln in err2.splitlines())
