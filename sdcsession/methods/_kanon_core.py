@@ -1,0 +1,608 @@
+"""Core of local suppression to k-anonymity, on integer key codes (internal).
+
+Records are rows of an ``(n, p)`` int64 code matrix ``X`` (``-1`` = missing). Missing values are
+wildcards (alpha = 1): record *j* is compatible with record *i* when they agree on every key where
+both are non-missing, and ``fk_i = sum of w_j over compatible j`` (``w = 1``: the sample frequency;
+sampling weights: ``Fk``).
+
+Counting (:class:`Counter`): the data rows are grouped by missing pattern ``Q`` (bit mask); for a
+query row of pattern ``P`` the compatible rows of pattern ``Q`` are those with the query's codes on
+the keys observed in both, ``S = K \\ (P | Q)``. For every pair ``(Q, S)`` the data rows of ``Q`` are
+encoded once on ``S`` (mixed radix), sorted and summed per code; queries are answered by binary
+search. Any number of query rows ("virtual" records with one more key suppressed, restored records,
+...) costs one vectorised lookup per pattern pair.
+
+The heuristic (:func:`solve`) is described in :func:`sdcsession.methods.suppression.local_suppression`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Counter", "SolveInfo", "solve", "compat_sum"]
+
+_MAX_RADIX = 1 << 62
+_DEBUG = False
+
+
+def _bits(X: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Missing-pattern bit mask over ``cols`` (bit t set = column ``cols[t]`` missing)."""
+    if len(cols) == 0:
+        return np.zeros(len(X), dtype=np.int64)
+    miss = X[:, cols] < 0
+    return (miss.astype(np.int64) << np.arange(len(cols), dtype=np.int64)).sum(axis=1)
+
+
+def _groups(pat: np.ndarray) -> dict[int, np.ndarray]:
+    """Row indices per distinct value of ``pat``."""
+    if len(pat) == 0:
+        return {}
+    order = np.argsort(pat, kind="stable")
+    sp = pat[order]
+    cut = np.flatnonzero(np.diff(sp)) + 1
+    starts = np.concatenate(([0], cut))
+    ends = np.concatenate((cut, [len(sp)]))
+    return {int(sp[s]): order[s:e] for s, e in zip(starts, ends)}
+
+
+class Counter:
+    """Sums of data weights over compatible rows, for any query rows (missing = wildcard).
+
+    Parameters
+    ----------
+    X : ``(n, p)`` int64 codes, ``-1`` missing (not copied: do not modify while in use).
+    W : ``(n,)`` or ``(n, r)`` weights (r weight columns summed at once).
+    cols : the key columns (indices into ``X``'s columns) that define compatibility.
+    cards : number of categories per column of ``X`` (codes are ``< cards``).
+
+    For a query pattern ``P`` (keys missing in the query) the data rows are encoded once on the
+    keys outside ``P``, a missing value being one more symbol, and summed per code. A query row is
+    compatible with the data rows that carry its codes or the missing symbol on each of those keys;
+    one lookup per data missing pattern ``Q`` (restricted to the keys outside ``P``) with the
+    query's codes replaced by the missing symbol on ``Q`` gathers them all.
+
+    Example
+    -------
+    >>> X = np.array([[0, 0], [0, 1], [0, -1], [1, 1]])
+    >>> Counter(X, np.ones(4), [0, 1], [2, 2]).count(X)[:, 0].tolist()
+    [2.0, 2.0, 3.0, 1.0]
+    """
+
+    def __init__(self, X: np.ndarray, W: np.ndarray, cols: Sequence[int], cards: Sequence[int]):
+        self.X = X
+        W = np.asarray(W, dtype=np.float64)
+        self.W = W[:, None] if W.ndim == 1 else W
+        self.cols = np.asarray(cols, dtype=np.int64)
+        self.cards = np.array([max(int(cards[c]), 1) for c in self.cols], dtype=np.int64)
+        bits = _bits(X, self.cols)
+        self.dpats = np.unique(bits).tolist() if len(bits) else []
+        self.total = self.W.sum(axis=0)
+        self._cache: dict[int, tuple] = {}
+
+    def _table(self, P: int) -> tuple:
+        if P not in self._cache:
+            obs = [t for t in range(len(self.cols)) if not P >> t & 1]
+            D = self.X[:, self.cols[obs]]
+            radix = self.cards[obs] + 1
+            D = np.where(D < 0, radix - 1, D)
+            plan: list[tuple[int, np.ndarray | None]] = []
+            code = np.zeros(len(D), dtype=np.int64)
+            size = 1
+            for j in range(len(obs)):
+                r = int(radix[j])
+                dens = None
+                if size * r >= _MAX_RADIX:
+                    dens, code = np.unique(code, return_inverse=True)
+                    code = np.asarray(code, dtype=np.int64).ravel()
+                    size = len(dens)
+                plan.append((r, dens))
+                code = code * r + D[:, j]
+                size *= r
+            inv, uniq = pd.factorize(code)
+            sums = np.column_stack([
+                np.bincount(inv, weights=self.W[:, j], minlength=len(uniq))
+                for j in range(self.W.shape[1])])
+            uniq = pd.Index(uniq)
+            # data missing patterns restricted to the observed keys of the query pattern
+            qs = sorted({q & ~P for q in self.dpats})
+            plain = all(d is None for _, d in plan)
+            mult = np.ones(len(obs), dtype=np.int64)
+            for j in range(len(obs) - 2, -1, -1):
+                mult[j] = mult[j + 1] * radix[j + 1]
+            self._cache[P] = (obs, radix, plan, uniq, sums, qs, plain, mult)
+        return self._cache[P]
+
+    @staticmethod
+    def _encode(rows: np.ndarray, plan: list) -> np.ndarray:
+        code = np.zeros(len(rows), dtype=np.int64)
+        for j, (r, dens) in enumerate(plan):
+            if dens is not None:
+                pos = np.searchsorted(dens, code)
+                pos_c = np.minimum(pos, len(dens) - 1)
+                found = (code >= 0) & (dens[pos_c] == code)
+                code = np.where(found, pos_c, -1)
+            code = np.where(code >= 0, code * r + rows[:, j], -1)
+        return code
+
+    def count(self, Qx: np.ndarray) -> np.ndarray:
+        """``(m, r)`` sums of the data weights over the data rows compatible with each query row."""
+        m = len(Qx)
+        out = np.zeros((m, self.W.shape[1]))
+        if m == 0 or len(self.X) == 0:
+            return out
+        for P, qidx in _groups(_bits(Qx, self.cols)).items():
+            obs, radix, plan, uniq, sums, qs, plain, mult = self._table(P)
+            if not obs:
+                out[qidx] += self.total
+                continue
+            rows = Qx[qidx][:, self.cols[obs]]
+            base = self._encode(rows, plan) if plain else None
+            for q in qs:
+                if plain:
+                    code = base
+                    if q:
+                        code = base.copy()
+                        for j, t in enumerate(obs):
+                            if q >> t & 1:
+                                code += (radix[j] - 1 - rows[:, j]) * mult[j]
+                else:
+                    rq = rows
+                    if q:
+                        rq = rows.copy()
+                        for j, t in enumerate(obs):
+                            if q >> t & 1:
+                                rq[:, j] = radix[j] - 1
+                    code = self._encode(rq, plan)
+                pos = uniq.get_indexer(code)
+                hit = pos >= 0
+                out[qidx[hit]] += sums[pos[hit]]
+        return out
+
+
+def compat_sum(X: np.ndarray, w: np.ndarray, cols: Sequence[int], cards: Sequence[int],
+               query: np.ndarray | None = None) -> np.ndarray:
+    """fk (``w`` = 1) or Fk of every query row (default: the data rows themselves).
+
+    >>> X = np.array([[0, 0], [0, -1], [1, 1]])
+    >>> compat_sum(X, np.ones(3), [0, 1], [2, 2]).tolist()
+    [2.0, 2.0, 1.0]
+    """
+    c = Counter(X, w, cols, cards)
+    return c.count(X if query is None else query)[:, 0]
+
+
+@dataclass
+class SolveInfo:
+    """What :func:`solve` did: suppressed cells, rounds, and records that cannot be protected."""
+
+    suppressed: np.ndarray  # (n, p) bool: set missing by the solver
+    rounds: int = 0
+    restored: int = 0
+    unresolvable: int = 0
+    log: list[str] = field(default_factory=list)
+
+
+def _unique_rows(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct rows, first index of each, and the inverse (row -> distinct id)."""
+    if A.shape[1] == 0:
+        return A[:1], np.zeros(min(len(A), 1), np.int64), np.zeros(len(A), np.int64)
+    # shift so that -1 becomes 0 and rows can be combined when the radix allows
+    B = A + 1
+    mx = B.max(axis=0) + 1 if len(B) else np.ones(A.shape[1], np.int64)
+    size = 1
+    for m in mx:
+        size *= int(m)
+    if size < _MAX_RADIX:
+        code = np.zeros(len(B), np.int64)
+        for j in range(B.shape[1]):
+            code *= int(mx[j])
+            code += B[:, j]
+        _, first, inv = np.unique(code, return_index=True, return_inverse=True)
+    else:
+        _, first, inv = np.unique(A, axis=0, return_index=True, return_inverse=True)
+    inv = np.asarray(inv).ravel()
+    return A[first], first, inv
+
+
+def _slice_ids(cells: np.ndarray, t: int) -> np.ndarray:
+    """Id of the slice of each cell for key position ``t``: the cell's codes with key t ignored."""
+    masked = cells.copy()
+    masked[:, t] = -1
+    return _unique_rows(masked)[2]
+
+
+def _csr(ids: np.ndarray) -> list[list[int]]:
+    out: list[list[int]] = [[] for _ in range(int(ids.max()) + 1 if len(ids) else 0)]
+    for i, s in enumerate(ids.tolist()):
+        out[s].append(i)
+    return out
+
+
+def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[int], k: float,
+                    rank: np.ndarray, info: SolveInfo, order: list[tuple[np.ndarray, int]],
+                    max_rounds: int = 10_000) -> None:
+    """Greedy rounds that suppress until every record of ``X`` has fk >= k on ``cols``."""
+    n = len(X)
+    pcols = len(cols)
+    active = np.ones(n, bool)
+    weighted = not np.all(w == 1.0)
+    for _ in range(max_rounds):
+        info.rounds += 1
+        cnt = Counter(X, w, cols, cards)
+        idx = np.flatnonzero(active)
+        fk = cnt.count(X[idx])[:, 0]
+        vi = idx[fk < k - 1e-9]
+        fk_v = fk[fk < k - 1e-9]
+        active[:] = False
+        active[vi] = True
+        if len(vi) == 0:
+            return
+        sub = X[vi][:, cols]
+        cells, first, cell_of = _unique_rows(sub)
+        nc = len(cells)
+        m_c = np.bincount(cell_of, minlength=nc).astype(float)
+        fk_c = fk_v[first]
+        def_c = k - fk_c
+        vmask = np.zeros(n, bool)
+        vmask[vi] = True
+        cntV = Counter(X[vi], np.column_stack([np.ones(len(vi)), w[vi]]), cols, cards)
+        cell_rows = np.full((nc, X.shape[1]), -1, np.int64)
+        cell_rows[:, cols] = cells
+        base_v = cntV.count(cell_rows)  # violators compatible with the cell itself
+        # virtual rows: cell with key t suppressed
+        gain = np.full((nc, pcols), -np.inf)
+        kind = np.zeros((nc, pcols), np.int8)  # 1 self, 2 donor
+        fself = np.zeros((nc, pcols))
+        for t in range(pcols):
+            obs = np.flatnonzero(cells[:, t] >= 0)
+            if len(obs) == 0:
+                continue
+            q = cell_rows[obs].copy()
+            q[:, cols[t]] = -1
+            F = cnt.count(q)[:, 0]
+            V = cntV.count(q) - base_v[obs]
+            vnew, vnew_w = V[:, 0], V[:, 1]
+            fself[obs, t] = F
+            if weighted:
+                g_self = (def_c[obs] - np.maximum(0, k - F)) / np.maximum(def_c[obs], 1e-12)
+                g_don_unit = np.minimum(1.0, np.median(w) / np.maximum(def_c[obs], 1e-12))
+            else:
+                g_self = def_c[obs] - np.maximum(0, k - F)
+                g_don_unit = 1.0
+            gs = g_self + vnew * (0.5 if weighted else 1.0)
+            donors = F - fk_c[obs] - vnew_w > 1e-9  # non-violating rows newly compatible
+            gd = np.where(donors, (m_c[obs] + vnew) * g_don_unit, -np.inf)
+            use_d = gd > gs
+            g = np.where(use_d, gd, gs)
+            g[g <= 1e-12] = -np.inf
+            gain[obs, t] = g
+            kind[obs, t] = np.where(use_d, 2, 1)
+        # choose one candidate per cell
+        if rank is not None:
+            # importance: least important key that resolves the cell, else least important with gain
+            resolves = np.isfinite(gain) & ((fself >= k - 1e-9) | ((kind == 2) & (def_c[:, None] <= 1)))
+            pri = np.where(resolves, 2.0, np.where(np.isfinite(gain), 1.0, 0.0))
+            score = pri * 1e6 + rank[None, :] * 1e3 + np.where(np.isfinite(gain), np.minimum(gain, 999), 0)
+            best = np.argmax(score, axis=1)
+        else:
+            tieb = fself / (fself.max() + 1.0)
+            score = np.where(np.isfinite(gain), gain + 0.5 * tieb, -np.inf)
+            best = np.argmax(score, axis=1)
+        bgain = gain[np.arange(nc), best]
+        ok = np.isfinite(bgain)
+        if not ok.any():
+            if not _fallback(X, w, cols, cards, k, rank, vi, cell_of, cells, info, order, cnt):
+                return
+            continue
+        cand = np.flatnonzero(ok)
+        cand = cand[np.argsort(-bgain[cand], kind="stable")]
+        # locks: a candidate (c, t) touches the violator cells of its t-slice
+        slice_ids = {}
+        slice_members = {}
+        locked = bytearray(nc)
+        acc_self: list[tuple[int, int]] = []
+        acc_don: list[tuple[int, int]] = []
+        for c in cand.tolist():
+            t = int(best[c])
+            if t not in slice_ids:
+                slice_ids[t] = _slice_ids(cells, t).tolist()
+                slice_members[t] = _csr(np.asarray(slice_ids[t]))
+            mem = slice_members[t][slice_ids[t][c]]
+            if any(locked[j] for j in mem):
+                continue
+            for j in mem:
+                locked[j] = 1
+            (acc_don if kind[c, t] == 2 else acc_self).append((c, t))
+        if _DEBUG:
+            print('viol', len(vi), 'cells', nc, 'cand', len(cand), 'self', len(acc_self),
+                  'don', len(acc_don))
+        changed = 0
+        for c, t in acc_self:
+            r = vi[first[c]]
+            X[r, cols[t]] = -1
+            info.suppressed[r, cols[t]] = True
+            order.append((np.array([r]), int(cols[t])))
+            changed += 1
+        if acc_don:
+            changed += _apply_donors(X, cols, acc_don, cell_rows, vmask, info, order)
+        if changed == 0:
+            if not _fallback(X, w, cols, cards, k, rank, vi, cell_of, cells, info, order, cnt):
+                return
+
+
+def _apply_donors(X: np.ndarray, cols: np.ndarray, acc: list[tuple[int, int]],
+                  cell_rows: np.ndarray, vmask: np.ndarray, info: SolveInfo,
+                  order: list[tuple[np.ndarray, int]]) -> int:
+    """Suppress key t in one non-violating record of the t-slice of each accepted cell."""
+    done = 0
+    by_t: dict[int, list[int]] = {}
+    for c, t in acc:
+        by_t.setdefault(t, []).append(c)
+    for t, cs in by_t.items():
+        v = cols[t]
+        q = cell_rows[cs][:, cols]
+        q[:, t] = -1
+        # donors: not violating, observed on v, exactly equal to the cell elsewhere
+        cand = np.flatnonzero(~vmask & (X[:, v] >= 0))
+        if len(cand) == 0:
+            continue
+        rows = X[cand][:, cols].copy()
+        rows[:, t] = -1
+        allrows = np.concatenate([rows, q])
+        _, _, inv = _unique_rows(allrows)
+        dinv, qinv = inv[: len(cand)], inv[len(cand):]
+        # first donor per code
+        o = np.argsort(dinv, kind="stable")
+        sd = dinv[o]
+        pos = np.searchsorted(sd, qinv)
+        pos_c = np.minimum(pos, len(sd) - 1)
+        hit = sd[pos_c] == qinv
+        for j in np.flatnonzero(hit):
+            r = cand[o[pos_c[j]]]
+            if X[r, v] < 0:
+                continue
+            X[r, v] = -1
+            info.suppressed[r, v] = True
+            order.append((np.array([r]), int(v)))
+            done += 1
+    return done
+
+
+def _fallback(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[int], k: float,
+              rank: np.ndarray | None, vi: np.ndarray, cell_of: np.ndarray, cells: np.ndarray,
+              info: SolveInfo, order: list[tuple[np.ndarray, int]], cnt: Counter) -> bool:
+    """No single suppression helps: suppress, per violating cell, the smallest key set that works."""
+    pcols = len(cols)
+    nc = len(cells)
+    todo = np.ones(nc, bool)
+    choice: list[tuple[int, ...] | None] = [None] * nc
+    cell_rows = np.full((nc, X.shape[1]), -1, np.int64)
+    cell_rows[:, cols] = cells
+    pos_order = list(range(pcols))
+    if rank is not None:  # least important first
+        pos_order = sorted(pos_order, key=lambda t: -rank[t])
+    for size in range(2, pcols + 1):
+        for sub in itertools.combinations(pos_order, size):
+            ids = np.flatnonzero(todo)
+            if len(ids) == 0:
+                break
+            q = cell_rows[ids].copy()
+            q[:, cols[list(sub)]] = -1
+            F = cnt.count(q)[:, 0]
+            okc = ids[F >= k - 1e-9]
+            for c in okc.tolist():
+                choice[c] = sub
+            todo[okc] = False
+    changed = 0
+    for c in range(nc):
+        if choice[c] is None:
+            continue
+        recs = vi[cell_of == c]
+        for t in choice[c]:
+            v = cols[t]
+            r = recs[X[recs, v] >= 0]
+            if len(r):
+                X[r, v] = -1
+                info.suppressed[r, v] = True
+                order.append((r, int(v)))
+                changed += len(r)
+    return changed > 0
+
+
+def _violators(X: np.ndarray, w: np.ndarray, keysets: list[np.ndarray], cards: Sequence[int],
+               k: float) -> tuple[np.ndarray, list[np.ndarray]]:
+    bad = np.zeros(len(X), bool)
+    fks = []
+    for cols in keysets:
+        fk = compat_sum(X, w, cols, cards)
+        fks.append(fk)
+        bad |= fk < k - 1e-9
+    return bad, fks
+
+
+def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list[np.ndarray],
+                   cards: Sequence[int], k: float, rank: np.ndarray | None, info: SolveInfo,
+                   order: list[tuple[np.ndarray, int]], max_rounds: int = 50) -> None:
+    """Restore suppressed values whose restoration keeps every record at fk >= k.
+
+    fk of every record is counted once; then each round tests the pending suppressions
+    independently against the current state: the restored record must reach fk >= k, and no
+    record that would lose compatibility with it may be tight (fk - w < k); the number of such
+    tight records is a difference of two compatible-sum queries. During this phase fk only
+    decreases, so a suppression that fails the test is never tested again. Passing candidates are
+    accepted at most one per record and per slice (same codes on the other keys); fk is then
+    updated incrementally (only the change caused by the restored rows is counted) and
+    restorations involved in a violation are undone.
+    """
+    weighted = not np.all(w == 1.0)
+    allcols = keysets_all(keysets)
+    seq: dict[tuple[int, int], int] = {}
+    for s_, (rows, v) in enumerate(order):
+        for r in rows.tolist():
+            seq[(r, v)] = s_
+    fks = [compat_sum(X, w, cols, cards) for cols in keysets]
+    rr, vv = np.nonzero(info.suppressed & (X < 0))
+    for _ in range(max_rounds):
+        if len(rr) == 0:
+            return
+        ok = np.ones(len(rr), bool)
+        b0 = [np.zeros(len(rr)) for _ in keysets]
+        if weighted:
+            wq = np.unique(np.quantile(w[rr], [0.25, 0.5, 0.75, 1.0]))
+            bucket = np.minimum(np.searchsorted(wq, w[rr]), len(wq) - 1)
+        for kk_, (cols, fk) in enumerate(zip(keysets, fks)):
+            ids = np.flatnonzero(np.isin(vv, cols))
+            if len(ids) == 0:
+                continue
+            if weighted:
+                T = np.column_stack([w] + [(fk - b < k - 1e-9).astype(float) for b in wq])
+            else:
+                T = np.column_stack([w, (fk - 1 < k - 1e-9).astype(float)])
+            cnt = Counter(X, T, cols, cards)
+            cur = X[rr[ids]]
+            new = cur.copy()
+            new[np.arange(len(ids)), vv[ids]] = orig[rr[ids], vv[ids]]
+            a = cnt.count(cur)
+            b = cnt.count(new)
+            if weighted:
+                tight = (a[:, 1:] - b[:, 1:])[np.arange(len(ids)), bucket[ids]]
+            else:
+                tight = a[:, 1] - b[:, 1]
+            good = (b[:, 0] >= k - 1e-9) & (tight < 0.5)
+            ok[ids[~good]] = False
+            b0[kk_][ids] = b[:, 0]
+        rr, vv = rr[ok], vv[ok]
+        b0 = [x[ok] for x in b0]
+        if len(rr) == 0:
+            return
+        # priority: most important key, records with several suppressions, latest first
+        nsup = (info.suppressed & (X < 0)).sum(axis=1)
+        rk = rank[vv] if rank is not None else np.zeros(len(rr))
+        sq = np.array([seq.get((int(r), int(v)), 0) for r, v in zip(rr, vv)])
+        pri = np.lexsort((-sq, -nsup[rr], rk))
+        used_rec: set[int] = set()
+        used_slice: set[tuple[int, bytes]] = set()
+        acc_l = []
+        for j in pri.tolist():
+            r, v = int(rr[j]), int(vv[j])
+            if r in used_rec:
+                continue
+            row = X[r, allcols].copy()
+            row[allcols == v] = -2
+            key = (v, row.tobytes())
+            if key in used_slice:
+                continue
+            used_rec.add(r)
+            used_slice.add(key)
+            acc_l.append(j)
+        acc = np.asarray(acc_l, dtype=np.int64)
+        X[rr[acc], vv[acc]] = orig[rr[acc], vv[acc]]
+        _update_fks(X, w, keysets, cards, fks, rr[acc], vv[acc], -1, [x[acc] for x in b0])
+        while True:
+            bad = np.zeros(len(X), bool)
+            for fk in fks:
+                bad |= fk < k - 1e-9
+            if not bad.any():
+                break
+            undo = _involved(X, np.flatnonzero(bad), rr[acc], vv[acc], allcols)
+            if not undo.any():
+                undo[:] = True
+            X[rr[acc[undo]], vv[acc[undo]]] = -1
+            _update_fks(X, w, keysets, cards, fks, rr[acc[undo]], vv[acc[undo]],
+                        orig[rr[acc[undo]], vv[acc[undo]]])
+            acc = acc[~undo]
+            if len(acc) == 0:
+                break
+        if _DEBUG:
+            print('restore round', len(rr), 'accepted', len(acc))
+        if len(acc) == 0:
+            return
+        info.restored += len(acc)
+        keep = np.ones(len(rr), bool)
+        keep[acc] = False
+        rr, vv = rr[keep], vv[keep]
+
+
+def _update_fks(X: np.ndarray, w: np.ndarray, keysets: list[np.ndarray], cards: Sequence[int],
+                fks: list[np.ndarray], R: np.ndarray, V: np.ndarray, old: np.ndarray | int,
+                start: list[np.ndarray] | None = None) -> None:
+    """Update fk in place after the values (R, V) of X changed from ``old`` to their current value.
+
+    For records outside R the change is (compatible rows among R now) - (compatible rows among R
+    before); the records of R are recounted against the whole data.
+    """
+    if len(R) == 0:
+        return
+    now = X[R]
+    before = now.copy()
+    before[np.arange(len(R)), V] = old
+    for i, (cols, fk) in enumerate(zip(keysets, fks)):
+        inset = np.isin(V, cols)
+        if not inset.any():
+            continue
+        delta = (Counter(now, w[R], cols, cards).count(X)[:, 0]
+                 - Counter(before, w[R], cols, cards).count(X)[:, 0])
+        fk += delta
+        if start is not None:
+            # rows of R whose changed key is outside this key set keep fk + delta
+            fk[R[inset]] = start[i][inset] + delta[R[inset]]
+        else:
+            fk[R] = Counter(X, w, cols, cards).count(X[R])[:, 0]
+
+
+def keysets_all(keysets: list[np.ndarray]) -> np.ndarray:
+    return np.unique(np.concatenate(keysets))
+
+
+def _involved(X: np.ndarray, J: np.ndarray, R: np.ndarray, V: np.ndarray,
+              allcols: np.ndarray) -> np.ndarray:
+    """Restorations (R, V) whose record is a violator or was compatible-affecting a violator."""
+    out = np.isin(R, J)
+    xj = X[J][:, allcols]
+    chunk = max(1, 2_000_000 // max(len(J) * len(allcols), 1))
+    for s in range(0, len(R), chunk):
+        xr = X[R[s:s + chunk]][:, allcols]
+        # compatible after restoring on all but v, and different on v (lost compatibility)
+        a = xj[None, :, :]
+        b = xr[:, None, :]
+        agree = (a < 0) | (b < 0) | (a == b)
+        vpos = np.searchsorted(allcols, V[s:s + chunk])
+        agree_all_but_v = agree.copy()
+        agree_all_but_v[np.arange(len(xr)), :, vpos] = True
+        lost = agree_all_but_v.all(axis=2) & ~agree.all(axis=2)
+        out[s:s + chunk] |= lost.any(axis=1)
+    return out
+
+
+def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Sequence[int],
+          k: float, rank: np.ndarray | None = None, restore: bool = True) -> SolveInfo:
+    """Suppress values of ``X`` (in place) until fk >= k on every key set, then restore extras.
+
+    ``rank``: per column of ``X``, larger = less important (suppressed first); ``None`` = by gain.
+    Records cannot be protected when the total weight is below k: then nothing is suppressed and
+    ``info.unresolvable`` counts the records.
+    """
+    info = SolveInfo(np.zeros(X.shape, bool))
+    if len(X) == 0:
+        return info
+    if w.sum() < k - 1e-9:
+        bad, _ = _violators(X, w, [np.asarray(c) for c in keysets], cards, k)
+        info.unresolvable = int(bad.sum())
+        return info
+    orig = X.copy()
+    order: list[tuple[np.ndarray, int]] = []
+    ks = [np.asarray(c, dtype=np.int64) for c in keysets]
+    for cols in ks:
+        rk = None if rank is None else np.asarray(rank)[cols]
+        _suppress_phase(X, w, cols, cards, k, rk, info, order)
+    if restore and info.suppressed.any():
+        _restore_phase(X, orig, w, ks, cards, k, None if rank is None else np.asarray(rank),
+                       info, order)
+    bad, _ = _violators(X, w, ks, cards, k)
+    info.unresolvable = int(bad.sum())
+    return info

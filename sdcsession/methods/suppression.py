@@ -1,0 +1,511 @@
+"""Local suppression: set key values to missing until every record is k-anonymous, or below a risk.
+
+Kernels (no session needed): :func:`local_suppression` and :func:`suppress_by_risk` return the new
+DataFrame and JSON-serialisable notes. Treatments: :class:`LocalSuppression` (``"local_suppression"``)
+and :class:`SuppressByRisk` (``"suppress_by_risk"``).
+
+Missing key values are wildcards (sdcMicro ``alpha = 1``): record *j* is compatible with record *i*
+when they agree on every key where both are non-missing, and fk_i counts the compatible records
+(Fk_i sums their weights). Suppressing a value never lowers any fk, so suppression can always reach
+k-anonymity when a stratum holds at least k records (weight k for ``weighted=True``).
+
+Example
+-------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"a": ["x", "x", "x", "y"], "b": ["u", "u", "u", "u"]})
+>>> out, notes = local_suppression(df, ["a", "b"], k=2)
+>>> notes["total"], notes["violations_after"], out["a"].isna().tolist()
+(1, 0, [False, False, False, True])
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError, SdcWarning, TreatmentError
+from ..roles import Roles
+from ._kanon_core import compat_sum, solve
+from .base import Result, Treatment, require_columns, to_jsonable
+
+__all__ = ["local_suppression", "suppress_by_risk", "LocalSuppression", "SuppressByRisk"]
+
+
+# ----------------------------------------------------------------------------- helpers
+def _names(value: Any, what: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return (value,)
+    try:
+        names = tuple(value)
+    except TypeError:
+        raise ParameterError(f"{what}: expected a list of column names, got {value!r}") from None
+    for n in names:
+        if not isinstance(n, str):
+            raise ParameterError(f"{what}: expected column names (str), got {n!r}")
+    rep = sorted({n for n in names if names.count(n) > 1})
+    if rep:
+        raise ParameterError(f"{what}: variable(s) {rep} named more than once")
+    return names
+
+
+def _check_k(k: Any) -> float:
+    if isinstance(k, bool) or not isinstance(k, (int, float, np.integer, np.floating)):
+        raise ParameterError(f"k: expected a number >= 2, got {k!r}")
+    if not np.isfinite(k) or k < 2:
+        raise ParameterError(f"k: expected a number >= 2 (k-anonymity with k < 2 is void), got {k!r}")
+    return float(k)
+
+
+def _check_combinations(value: Any) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    vals = [value] if isinstance(value, (int, np.integer)) and not isinstance(value, bool) else value
+    try:
+        out = tuple(int(v) for v in vals if not isinstance(v, bool) and int(v) == v)
+        if len(out) != len(list(vals)) or not out or min(out) < 1:
+            raise ValueError
+    except (TypeError, ValueError):
+        raise ParameterError(
+            f"combinations: expected a subset size (int >= 1) or a list of sizes, got {value!r}"
+        ) from None
+    return tuple(sorted(set(out)))
+
+
+def _encode(df: pd.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, list[int]]:
+    from ..risk._codes import encode_keys
+
+    return encode_keys(df, keys)
+
+
+def _set_missing(df: pd.DataFrame, keys: Sequence[str], mask: np.ndarray) -> pd.DataFrame:
+    """New frame with ``df[keys[j]]`` set missing where ``mask[:, j]`` (only changed columns)."""
+    new = {}
+    for j, c in enumerate(keys):
+        if mask[:, j].any():
+            new[c] = df[c].mask(pd.Series(mask[:, j], index=df.index))
+    return df.assign(**new) if new else df.copy(deep=False)
+
+
+def _validate_frame(df: Any, keys: Sequence[str], what: str) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise TreatmentError(f"{what}: expected a pandas DataFrame, got {type(df).__name__}")
+    if not keys:
+        raise TreatmentError(f"{what}: no key variables given")
+    missing = [c for c in keys if c not in df.columns]
+    if missing:
+        raise TreatmentError(f"{what}: unknown key column(s) {missing}; the data has {list(df.columns)}")
+
+
+def _ranks(keys: Sequence[str], importance: Sequence[str] | None) -> np.ndarray | None:
+    """Per key: larger = less important (suppressed first). Unnamed keys rank after named ones."""
+    if importance is None:
+        return None
+    unknown = [v for v in importance if v not in keys]
+    if unknown:
+        raise TreatmentError(f"importance: {unknown} not among the key variables {list(keys)}")
+    rank = np.empty(len(keys))
+    for j, c in enumerate(keys):
+        rank[j] = importance.index(c) if c in importance else len(importance) + j
+    return rank
+
+
+# ----------------------------------------------------------------------------- kernel
+def local_suppression(
+    df: pd.DataFrame,
+    keys: Sequence[str],
+    *,
+    k: float = 3,
+    importance: Sequence[str] | None = None,
+    strata: str | Sequence[str] | None = None,
+    combinations: int | Sequence[int] | None = None,
+    weight: str | None = None,
+    weighted: bool = False,
+    household: str | None = None,
+    household_keys: Sequence[str] | None = None,
+    restore: bool = True,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Suppress key values (set them missing) until every record has fk >= k.
+
+    Semantics: missing values are wildcards (alpha = 1); fk_i is the number of records compatible
+    with record i (``weighted=True``: Fk_i, the sum of their weights, must reach k). The result is
+    k-anonymous in the sense of ``sdcsession.risk.k_violations(out, keys, k) == 0``.
+
+    Algorithm (a greedy on repair gains, then a restoration pass; all counting vectorised on
+    integer codes, grouped by missing pattern):
+
+    1. *Rounds of suppression.* Count fk for the records not yet known safe (suppression never
+       lowers an fk, so a safe record stays safe). For every distinct violating combination c
+       (deficit d_c = k - fk_c, m_c records) and every key v observed in c, evaluate two moves:
+       *self*: suppress v in one record of c, which raises that record to fk(c without v) and adds
+       one to every other violator compatible with c-without-v (it now matches them on v);
+       *donor*: suppress v in a safe record that differs from c only on v, which adds one to all m_c
+       records of c and to the other violators of that slice. The gain of a move is the reduction
+       of the total deficit; a move repairs several violators at once when they share a slice
+       (e.g. with k = 3 a slice of singletons needs only 2 suppressions, not one per record).
+       Each combination proposes its best move (``importance``: the least important key that
+       repairs it, else the least important key with a gain); moves are taken by decreasing gain,
+       at most one per slice of violators per round (so that gains stay valid); then recount.
+       Combinations that no single suppression helps get the smallest set of keys (least
+       important first) that lifts them to k.
+    2. *Restoration.* Every suppression is tested for being no longer needed: the restored
+       record must keep fk >= k and no record losing compatibility with it may be tight
+       (fk - w < k). Accepted restorations (one per record and slice per round) update fk
+       incrementally and are verified exactly; the pass repeats until nothing can be restored.
+
+    ``strata``: solved separately per stratum. ``combinations``: k-anonymity is required for every
+    subset of the keys of the given size(s) (μ-ARGUS style); each subset is solved in turn and the
+    restoration checks all of them. ``household`` with ``household_keys`` (default: the keys
+    constant within every household): a household-level value suppressed for one member is
+    suppressed for all members. A stratum with fewer than k records (total weight below k) cannot
+    be protected: nothing is suppressed there, an :class:`SdcWarning` says so and ``notes`` report
+    the records left (``unresolvable``).
+
+    Returns ``(new_df, notes)`` with notes ``suppressed`` (per key), ``total``,
+    ``violations_after``, ``unresolvable``, ``restored`` (suppressions removed by the second pass),
+    ``rounds`` and, with ``household``, ``household_added``.
+
+    References: Samarati & Sweeney (1998), *Protecting privacy when disclosing information:
+    k-anonymity and its enforcement through generalization and suppression*; Templ, Kowarik &
+    Meindl (2015), J. Stat. Softw. 67(4), sec. 4.2 (sdcMicro ``kAnon``); Hundepool et al. (2012),
+    *Statistical Disclosure Control*, Wiley, sec. 3.4 (local suppression).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"sex": ["m", "m", "m", "f", "f", "f", "f"],
+    ...                    "age": ["1", "1", "1", "1", "2", "2", "3"]})
+    >>> out, notes = local_suppression(df, ["sex", "age"], k=2)
+    >>> notes["suppressed"], notes["violations_after"]
+    ({'sex': 0, 'age': 1}, 0)
+    """
+    keys = list(_names(keys, "keys") or ())
+    _validate_frame(df, keys, "local_suppression")
+    kk = _check_k(k)
+    importance = _names(importance, "importance")
+    strata_cols = list(_names(strata, "strata") or ())
+    combos = _check_combinations(combinations)
+    require_columns(df, strata_cols, "local_suppression strata")
+    rank = _ranks(keys, importance)
+    if weighted:
+        if weight is None:
+            raise ParameterError("weighted: weighted=True needs a weight column (weight=...)")
+        require_columns(df, [weight], "local_suppression weight")
+        w_all = df[weight].to_numpy(dtype="float64", na_value=np.nan)
+        if not np.all(np.isfinite(w_all)) or (w_all <= 0).any():
+            raise TreatmentError(f"weight: column {weight!r} must be finite and > 0")
+    else:
+        w_all = np.ones(len(df))
+    p = len(keys)
+    if combos is None:
+        keysets = [list(range(p))]
+    else:
+        if max(combos) > p:
+            raise TreatmentError(f"combinations: subset size {max(combos)} exceeds the {p} keys")
+        keysets = [list(c) for m in combos for c in itertools.combinations(range(p), m)]
+    X, cards = _encode(df, keys)
+    orig_missing = X < 0
+    if strata_cols:
+        sid, _ = pd.factorize(pd.MultiIndex.from_frame(df[strata_cols].astype(object))
+                              if len(strata_cols) > 1 else df[strata_cols[0]], use_na_sentinel=False)
+        groups = [np.flatnonzero(sid == g) for g in range(int(sid.max()) + 1)] if len(sid) else []
+    else:
+        groups = [np.arange(len(df))]
+    restored = rounds = unresolvable = 0
+    bad_strata = 0
+    for g in groups:
+        Xg = X[g]
+        info = solve(Xg, w_all[g], keysets, cards, kk, rank=rank, restore=restore)
+        X[g] = Xg
+        restored += info.restored
+        rounds += info.rounds
+        if info.unresolvable:
+            unresolvable += info.unresolvable
+            bad_strata += 1
+    new_mask = (X < 0) & ~orig_missing
+    notes: dict[str, Any] = {}
+    if household is not None:
+        added = _household_consistent(df, keys, household, household_keys, new_mask, orig_missing)
+        notes["household_added"] = int(added)
+        X[new_mask] = -1
+    out = _set_missing(df, keys, new_mask)
+    viol = np.zeros(len(df), bool)
+    for g in groups:
+        for ks in keysets:
+            viol[g] |= compat_sum(X[g], w_all[g], ks, cards) < kk - 1e-9
+    if unresolvable:
+        warnings.warn(
+            f"local_suppression: {unresolvable} record(s) in {bad_strata} stratum/strata with fewer "
+            f"than k = {k:g} {'weight' if weighted else 'records'} cannot reach {k:g}-anonymity; "
+            "they were left unsuppressed", SdcWarning, stacklevel=2)
+    notes = {
+        "suppressed": {c: int(new_mask[:, j].sum()) for j, c in enumerate(keys)},
+        "total": int(new_mask.sum()),
+        "violations_after": int(viol.sum()),
+        "unresolvable": int(unresolvable),
+        "restored": int(restored),
+        "rounds": int(rounds),
+        "k": kk if kk != int(kk) else int(kk),
+        **notes,
+    }
+    return out, to_jsonable(notes)
+
+
+def _household_consistent(df: pd.DataFrame, keys: Sequence[str], household: str,
+                          household_keys: Sequence[str] | None, new_mask: np.ndarray,
+                          orig_missing: np.ndarray) -> int:
+    """Extend suppressions of household-level keys to all members (in place); return the number added."""
+    require_columns(df, [household], "local_suppression household")
+    hid, _ = pd.factorize(df[household], use_na_sentinel=True)
+    if (hid < 0).any():
+        raise TreatmentError(f"household: column {household!r} has missing household ids")
+    nh = int(hid.max()) + 1 if len(hid) else 0
+    if household_keys is None:
+        hk = []
+        for c in keys:
+            codes = pd.factorize(df[c], use_na_sentinel=True)[0]
+            lo = np.full(nh, np.iinfo(np.int64).max)
+            hi = np.full(nh, -2)
+            np.minimum.at(lo, hid, codes)
+            np.maximum.at(hi, hid, codes)
+            if np.array_equal(lo, hi):
+                hk.append(c)
+    else:
+        hk = list(household_keys)
+        unknown = [c for c in hk if c not in keys]
+        if unknown:
+            raise TreatmentError(f"household_keys: {unknown} are not key variables {list(keys)}")
+    added = 0
+    for c in hk:
+        j = keys.index(c)
+        hit = np.bincount(hid[new_mask[:, j]], minlength=nh) > 0
+        extra = hit[hid] & ~new_mask[:, j] & ~orig_missing[:, j]
+        added += int(extra.sum())
+        new_mask[extra, j] = True
+    return added
+
+
+def suppress_by_risk(
+    df: pd.DataFrame,
+    keys: Sequence[str],
+    *,
+    threshold: float = 0.15,
+    column: str | None = None,
+    importance: Sequence[str] | None = None,
+    weight: str | None = None,
+    max_rounds: int | None = None,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Suppress key values in the records whose individual risk exceeds ``threshold``.
+
+    Individual risk r_i: sdcMicro's "approx" (Benedetti–Franconi) from fk and Fk, 1/fk without
+    weights (``sdcsession.risk.individual_risk``). ``column``: suppress that key in every risky
+    record (sdcMicro ``localSupp``), once. Otherwise, in rounds: in each risky record suppress one
+    key — the least important non-missing key when ``importance`` is given, else the key whose
+    suppression lowers the record's risk the most (the risk of the record with that key missing,
+    computed from its new fk and Fk) — and recompute the risks, until no record exceeds the
+    threshold or nothing is left to suppress.
+
+    Returns ``(new_df, notes)``: ``suppressed`` per key, ``total``, ``above_before``,
+    ``above_after`` (records with risk > threshold), ``rounds``.
+
+    Reference: Templ, Kowarik & Meindl (2015), J. Stat. Softw. 67(4), sec. 4.2 (``localSupp``);
+    Benedetti & Franconi (1998).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"a": list("xxxxy"), "b": list("uuuuu")})
+    >>> out, notes = suppress_by_risk(df, ["a", "b"], threshold=0.5)
+    >>> notes["total"], notes["above_after"]
+    (1, 0)
+    """
+    from ..risk import individual_risk_from_freq
+
+    keys = list(_names(keys, "keys") or ())
+    _validate_frame(df, keys, "suppress_by_risk")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)) or not (
+            0 <= threshold < 1):
+        raise ParameterError(f"threshold: expected a number in [0, 1), got {threshold!r}")
+    importance = _names(importance, "importance")
+    if column is not None and column not in keys:
+        raise TreatmentError(f"column: {column!r} is not a key variable {keys}")
+    rank = _ranks(keys, importance)
+    w = np.ones(len(df)) if weight is None else df[weight].to_numpy(dtype="float64")
+    X, cards = _encode(df, keys)
+    orig_missing = X < 0
+    cols = list(range(len(keys)))
+
+    def risk_of(query: np.ndarray | None = None) -> np.ndarray:
+        from ._kanon_core import Counter
+
+        c = Counter(X, np.column_stack([np.ones(len(X)), w]), cols, cards)
+        f = c.count(X if query is None else query)
+        Fk = None if weight is None else f[:, 1]
+        return np.asarray(individual_risk_from_freq(f[:, 0], Fk, warn=False), dtype=float)
+
+    r = risk_of()
+    above_before = int((r > threshold).sum())
+    rounds = 0
+    if column is not None:
+        j = keys.index(column)
+        X[r > threshold, j] = -1
+        rounds = 1
+    else:
+        limit = len(keys) if max_rounds is None else int(max_rounds)
+        while rounds < limit:
+            risky = np.flatnonzero(r > threshold)
+            obs = X[risky] >= 0
+            risky, obs = risky[obs.any(axis=1)], obs[obs.any(axis=1)]
+            if len(risky) == 0:
+                break
+            rounds += 1
+            if rank is not None:
+                score = np.where(obs, rank[None, :], -np.inf)
+            else:
+                score = np.full(obs.shape, -np.inf)
+                for j in cols:
+                    ids = np.flatnonzero(obs[:, j])
+                    if len(ids):
+                        q = X[risky[ids]].copy()
+                        q[:, j] = -1
+                        score[ids, j] = -risk_of(q)
+            best = np.argmax(score, axis=1)
+            X[risky, best] = -1
+            r = risk_of()
+    new_mask = (X < 0) & ~orig_missing
+    out = _set_missing(df, keys, new_mask)
+    notes = {
+        "suppressed": {c: int(new_mask[:, j].sum()) for j, c in enumerate(keys)},
+        "total": int(new_mask.sum()),
+        "above_before": above_before,
+        "above_after": int((r > threshold).sum()) if column is None else int(
+            (risk_of() > threshold).sum()),
+        "rounds": rounds,
+        "threshold": float(threshold),
+    }
+    return out, notes
+
+
+# ----------------------------------------------------------------------------- treatments
+def _opt_names(value: Any) -> tuple[str, ...] | None:
+    return _names(value, "names")
+
+
+@attrs.frozen
+class LocalSuppression(Treatment):
+    """Local suppression to k-anonymity of the key variables (see :func:`local_suppression`).
+
+    ``importance``: key names, most important first (suppressed last). ``strata``: columns to
+    solve separately (default: the strata role). ``combinations``: subset size(s) of the keys that
+    must each be k-anonymous. ``weighted``: require Fk >= k (needs the weight role).
+    ``household``: suppress household-level keys for all members (needs the household role).
+
+    Example
+    -------
+    >>> import numpy as np, pandas as pd
+    >>> from sdcsession.roles import Roles
+    >>> df = pd.DataFrame({"a": list("xxxy"), "b": list("uuuu")})
+    >>> LocalSuppression(k=2).apply(df, Roles(keys=("a", "b")), np.random.default_rng(0)).notes["total"]
+    1
+    """
+
+    type = "local_suppression"
+
+    k: float = attrs.field(default=3, converter=_check_k)
+    importance: tuple[str, ...] | None = attrs.field(
+        default=None, converter=lambda v: _names(v, "importance"))
+    strata: tuple[str, ...] | None = attrs.field(default=None, converter=lambda v: _names(v, "strata"))
+    combinations: tuple[int, ...] | None = attrs.field(default=None, converter=_check_combinations)
+    weighted: bool = attrs.field(default=False)
+    household: bool = attrs.field(default=False)
+
+    @weighted.validator
+    @household.validator
+    def _bool(self, a: Any, v: Any) -> None:
+        if not isinstance(v, (bool, np.bool_)):
+            raise ParameterError(f"{a.name}: expected True or False, got {v!r}")
+
+    def _strata(self, roles: Roles) -> tuple[str, ...]:
+        return self.strata if self.strata is not None else tuple(roles.strata)
+
+    def check(self, data: pd.DataFrame, roles: Roles) -> None:
+        if not roles.keys:
+            raise TreatmentError("local_suppression: no key variables in the roles")
+        require_columns(data, roles.keys, "local_suppression keys")
+        if self.importance is not None:
+            _ranks(roles.keys, self.importance)
+        st = self._strata(roles)
+        missing = [c for c in st if c not in data.columns]
+        if missing:
+            raise TreatmentError(f"local_suppression: strata column(s) {missing} not in the data")
+        if self.weighted and roles.weight is None:
+            raise TreatmentError("local_suppression: weighted=True needs a weight role")
+        if self.household and roles.household is None:
+            raise TreatmentError("local_suppression: household=True needs a household role")
+        if self.combinations is not None and max(self.combinations) > len(roles.keys):
+            raise TreatmentError(
+                f"combinations: subset size {max(self.combinations)} exceeds the "
+                f"{len(roles.keys)} key variables")
+
+    def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
+        out, notes = local_suppression(
+            data, roles.keys, k=self.k, importance=self.importance, strata=self._strata(roles) or None,
+            combinations=self.combinations, weight=roles.weight, weighted=self.weighted,
+            household=roles.household if self.household else None)
+        return Result(out, notes=notes)
+
+
+@attrs.frozen
+class SuppressByRisk(Treatment):
+    """Suppress key values in records whose individual risk exceeds ``threshold``.
+
+    See :func:`suppress_by_risk`; ``column`` (one key, sdcMicro ``localSupp``) or ``importance``
+    (key names, most important first) or neither (largest risk reduction).
+
+    Example
+    -------
+    >>> SuppressByRisk(threshold=0.1, column="sex").to_dict()["type"]
+    'suppress_by_risk'
+    """
+
+    type = "suppress_by_risk"
+
+    threshold: float = attrs.field(default=0.15)
+    column: str | None = attrs.field(default=None)
+    importance: tuple[str, ...] | None = attrs.field(
+        default=None, converter=lambda v: _names(v, "importance"))
+
+    @threshold.validator
+    def _t(self, _a: Any, v: Any) -> None:
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or not 0 <= v < 1:
+            raise ParameterError(f"threshold: expected a number in [0, 1), got {v!r}")
+
+    @column.validator
+    def _c(self, _a: Any, v: Any) -> None:
+        if v is not None and not isinstance(v, str):
+            raise ParameterError(f"column: expected a key column name, got {v!r}")
+        if v is not None and self.importance is not None:
+            raise ParameterError("give either column or importance, not both")
+
+    def check(self, data: pd.DataFrame, roles: Roles) -> None:
+        if not roles.keys:
+            raise TreatmentError("suppress_by_risk: no key variables in the roles")
+        require_columns(data, roles.keys, "suppress_by_risk keys")
+        if self.column is not None and self.column not in roles.keys:
+            raise TreatmentError(
+                f"suppress_by_risk: column {self.column!r} is not a key variable {list(roles.keys)}")
+        if self.importance is not None:
+            _ranks(roles.keys, self.importance)
+
+    def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
+        out, notes = suppress_by_risk(data, roles.keys, threshold=self.threshold,
+                                      column=self.column, importance=self.importance,
+                                      weight=roles.weight)
+        return Result(out, notes=notes)
