@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
+from typing import ClassVar
 
+import attrs
 import pandas as pd
 import pytest
+
+from sdcsession.methods.base import Result, Treatment
 
 CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
 
@@ -37,3 +41,21 @@ def load(name: str, keys_as_category: bool = True) -> pd.DataFrame:
 @pytest.fixture(scope="session")
 def ref() -> dict:
     return reference()
+
+
+@attrs.frozen
+class BlankRare(Treatment):
+    """Test-only suppression: blank ``column`` in records whose key combination has fk < k."""
+
+    type: ClassVar[str] = "test_blank_rare"
+    k: int = 3
+    column: str = "age5"
+
+    def apply(self, data, roles, rng):
+        from sdcsession.risk import frequencies
+
+        f = frequencies(data, list(roles.keys))
+        bad = (f["fk"] < self.k).to_numpy()
+        col = data[self.column].copy()
+        col[bad] = pd.NA
+        return Result(data.assign(**{self.column: col}), notes={"blanked": int(bad.sum())})

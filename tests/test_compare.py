@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import warnings
-from typing import ClassVar
 
-import attrs
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import BlankRare
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,27 +15,10 @@ import sdcsession as sdc
 from sdcsession.compare import MeasureSpec, compare, estimates, frontier, steps_text, tree
 from sdcsession.errors import ParameterError, SdcWarning
 from sdcsession.measures import COUNTS
-from sdcsession.methods.base import Result, Treatment
 from sdcsession.methods.noise import AddNoise
 
 KEYS = ["region", "sex", "age5", "marstat"]
 NUM = ["income", "expend", "savings"]
-
-
-@attrs.frozen
-class BlankRareCmp(Treatment):
-    """Test-only suppression: blank ``column`` in records whose key combination has fk < k."""
-
-    type: ClassVar[str] = "test_blank_rare_compare"
-    k: int = 3
-    column: str = "age5"
-
-    def apply(self, data, roles, rng):
-        f = sdc.risk.frequencies(data, list(roles.keys))
-        bad = (f["fk"] < self.k).to_numpy()
-        col = data[self.column].copy()
-        col[bad] = pd.NA
-        return Result(data.assign(**{self.column: col}), notes={"blanked": int(bad.sum())})
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +35,7 @@ def make(df: pd.DataFrame, **kw) -> sdc.SdcSession:
 @pytest.fixture()
 def scen(survey):
     s = make(survey)
-    a = s.branch("supp").apply(BlankRareCmp(k=3))
+    a = s.branch("supp").apply(BlankRare(k=3))
     b = s.branch("noise").apply(AddNoise(NUM, noise=0.5))
     c = a.branch("supp+noise").apply(AddNoise(NUM, noise=0.2))
     return s, a, b, c
@@ -149,7 +131,7 @@ def test_measures_are_computed_once_per_state(scen):
 def test_history_and_steps_of_one_tree(scen):
     s, a, b, c = scen
     t = compare(c.history)
-    assert t.scenario.tolist() == ["#0 original", "#1 test_blank_rare_compare", "#3 add_noise"]
+    assert t.scenario.tolist() == ["#0 original", "#1 test_blank_rare", "#3 add_noise"]
     assert t.depth.tolist() == [0, 1, 2]
     assert t.suppressions.iloc[0] == 0 and t.suppressions.iloc[1] == t.suppressions.iloc[2]
     t2 = compare(*s.steps)
@@ -238,7 +220,7 @@ def test_tree_marks_heads_and_lists_every_branch(scen):
     assert fr.seed.loc[3] == c.head.seed and pd.isna(fr.seed.loc[1])
     text = repr(view)
     assert text.splitlines()[0] == "#0 original  ← HEAD main"
-    assert "├─ #1 test_blank_rare_compare" in text and "│  └─ #3 add_noise" in text
+    assert "├─ #1 test_blank_rare" in text and "│  └─ #3 add_noise" in text
     assert text.count("← HEAD") == 4
     html = view._repr_html_()
     assert html.count("<b class=\"sdc-up\">← HEAD") == 4 and "<pre" in html

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from typing import ClassVar
 
-import attrs
 import matplotlib
 
 matplotlib.use("Agg")
@@ -15,33 +13,17 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from conftest import BlankRare  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
 import sdcsession as sdc  # noqa: E402
 from sdcsession import plotting as P  # noqa: E402
 from sdcsession.compare import compare, estimates, frontier  # noqa: E402
 from sdcsession.errors import ParameterError  # noqa: E402
-from sdcsession.methods.base import Result, Treatment  # noqa: E402
 from sdcsession.methods.noise import AddNoise  # noqa: E402
 
 KEYS = ["region", "sex", "age5", "marstat"]
 NUM = ["income", "expend", "savings"]
-
-
-@attrs.frozen
-class BlankRarePlot(Treatment):
-    """Test-only suppression: blank ``column`` in records whose key combination has fk < k."""
-
-    type: ClassVar[str] = "test_blank_rare_plot"
-    k: int = 3
-    column: str = "age5"
-
-    def apply(self, data, roles, rng):
-        f = sdc.risk.frequencies(data, list(roles.keys))
-        bad = (f["fk"] < self.k).to_numpy()
-        col = data[self.column].copy()
-        col[bad] = pd.NA
-        return Result(data.assign(**{self.column: col}), notes={"blanked": int(bad.sum())})
 
 
 @pytest.fixture(autouse=True)
@@ -54,7 +36,7 @@ def _close():
 def scen():
     df = sdc.datasets.synthetic_survey(300, seed=4)
     s = sdc.SdcSession(df, keys=KEYS, numeric=NUM, weight="w", household="hid", seed=5)
-    a = s.branch("supp").apply(BlankRarePlot(k=3))
+    a = s.branch("supp").apply(BlankRare(k=3))
     b = s.branch("noise").apply(AddNoise(NUM, noise=0.5))
     c = a.branch("supp+noise").apply(AddNoise(NUM, noise=0.2))
     return s, a, b, c
@@ -199,7 +181,7 @@ def test_risk_path_follows_the_steps(scen):
     ax = P.risk_path(c, risk=["expected_reidentifications", "k3_violations"], loss="lambda")
     want = compare(c.history)
     assert [t.get_text() for t in ax.get_xticklabels()] == \
-        ["original", "#1 test_blank_rare_plot", "#3 add_noise"]
+        ["original", "#1 test_blank_rare", "#3 add_noise"]
     ys = [ln.get_ydata() for ln in ax.get_lines()]
     assert np.allclose(ys[0], want.expected_reidentifications)
     assert np.allclose(ys[1], want.k3_violations)

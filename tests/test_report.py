@@ -9,9 +9,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from typing import ClassVar
 
-import attrs
 import matplotlib
 
 matplotlib.use("Agg")
@@ -19,33 +17,17 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from conftest import BlankRare  # noqa: E402
 
 import sdcsession as sdc  # noqa: E402
 from sdcsession.errors import ParameterError  # noqa: E402
 from sdcsession.measures import COUNTS  # noqa: E402
-from sdcsession.methods.base import Result, Treatment  # noqa: E402
 from sdcsession.methods.noise import AddNoise  # noqa: E402
 from sdcsession.report import report  # noqa: E402
 
 KEYS = ["region", "sex", "age5", "marstat"]
 NUM = ["income", "expend", "savings"]
 IMG = re.compile(r"data:image/png;base64,[A-Za-z0-9+/=]+")
-
-
-@attrs.frozen
-class BlankRareReport(Treatment):
-    """Test-only suppression: blank ``column`` in records whose key combination has fk < k."""
-
-    type: ClassVar[str] = "test_blank_rare_report"
-    k: int = 3
-    column: str = "age5"
-
-    def apply(self, data, roles, rng):
-        f = sdc.risk.frequencies(data, list(roles.keys))
-        bad = (f["fk"] < self.k).to_numpy()
-        col = data[self.column].copy()
-        col[bad] = pd.NA
-        return Result(data.assign(**{self.column: col}), notes={"blanked": int(bad.sum())})
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +39,7 @@ def scen():
     df["income"] = inc
     s = sdc.SdcSession(df, keys=KEYS, numeric=NUM, weight="w", household="hid",
                        sensitive=["health"], seed=21)
-    a = s.branch("supp").apply(BlankRareReport(k=3))
+    a = s.branch("supp").apply(BlankRare(k=3))
     b = a.branch("supp+noise").apply(AddNoise(NUM, noise=0.3))
     return s, a, b
 
