@@ -3,7 +3,8 @@ import sys
 
 import pytest
 
-from sdcsession.progress import progress_enabled, set_progress, track
+from sdcsession import progress
+from sdcsession.progress import Bar, progress_enabled, set_progress, track
 
 
 def test_silent_when_disabled(capsys):
@@ -29,3 +30,56 @@ def test_automatic_off_in_ci(monkeypatch, env):
         assert progress_enabled() is True
     finally:
         set_progress(None)
+
+
+def _stderr(monkeypatch) -> io.StringIO:
+    buf = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buf)
+    return buf
+
+
+def test_bar_counts_silently_when_disabled(monkeypatch):
+    buf = _stderr(monkeypatch)
+    with Bar(total=10, desc="x", enabled=False, min_seconds=0.0) as bar:
+        for step in (3, 3, 4):
+            bar.update(step)
+    assert bar.n == 10 and buf.getvalue() == ""
+
+
+def test_bar_draws_and_closes_once(monkeypatch):
+    buf = _stderr(monkeypatch)
+    bar = Bar(total=8, desc="groups", enabled=True, min_seconds=0.0)
+    bar.update(3)
+    assert buf.getvalue().startswith("\rgroups [") and "3/8" in buf.getvalue()
+    bar.update(5)  # throttled: no redraw within 0.1 s
+    bar.close()
+    bar.close()  # idempotent
+    text = buf.getvalue()
+    assert text.endswith("8/8 " + text.rsplit(" ", 1)[-1]) and text.count("\n") == 1
+    assert "[" + "#" * 30 + "]" in text
+
+
+def test_bar_waits_for_min_seconds(monkeypatch):
+    buf = _stderr(monkeypatch)
+    with Bar(total=3, enabled=True, min_seconds=60.0) as bar:
+        bar.update(3)
+    assert buf.getvalue() == ""  # a short operation never shows a bar
+
+
+def test_module_default_delay_and_unknown_total(monkeypatch):
+    buf = _stderr(monkeypatch)
+    monkeypatch.setattr(progress, "MIN_SECONDS", 0.0)
+    with Bar(desc="scan", enabled=True) as bar:
+        bar.update(1234)
+    assert buf.getvalue().startswith("\rscan 1,234 ") and buf.getvalue().endswith("\n")
+
+
+def test_track_closes_its_bar_when_the_loop_breaks(monkeypatch):
+    buf = _stderr(monkeypatch)
+    it = track(range(10), desc="t", enabled=True, min_seconds=0.0)
+    for i in it:
+        if i == 2:
+            break
+    it.close()
+    text = buf.getvalue()
+    assert "2/10" in text and text.endswith("\n")  # items 0 and 1 were finished

@@ -50,75 +50,130 @@ def _groups(pat: np.ndarray) -> dict[int, np.ndarray]:
     return {int(sp[s]): order[s:e] for s, e in zip(starts, ends)}
 
 
+class _Table:
+    """Data rows summed per code on the keys observed in a query pattern (missing = one symbol)."""
+
+    __slots__ = ("obs", "radix", "mult", "plain", "plan", "u", "s", "index", "gen", "fmat")
+
+    def __init__(self) -> None:
+        self.gen = 0
+
+
 class Counter:
     """Sums of data weights over compatible rows, for any query rows (missing = wildcard).
 
     Parameters
     ----------
-    X : ``(n, p)`` int64 codes, ``-1`` missing (not copied: do not modify while in use).
+    X : ``(n, p)`` int64 codes, ``-1`` missing (not copied; after changing it call :meth:`sync`).
     W : ``(n,)`` or ``(n, r)`` weights (r weight columns summed at once).
     cols : the key columns (indices into ``X``'s columns) that define compatibility.
     cards : number of categories per column of ``X`` (codes are ``< cards``).
 
     For a query pattern ``P`` (keys missing in the query) the data rows are encoded once on the
-    keys outside ``P``, a missing value being one more symbol, and summed per code. A query row is
-    compatible with the data rows that carry its codes or the missing symbol on each of those keys;
-    one lookup per data missing pattern ``Q`` (restricted to the keys outside ``P``) with the
-    query's codes replaced by the missing symbol on ``Q`` gathers them all.
+    keys outside ``P``, a missing value being one more symbol, and summed per code (sorted codes
+    and sums). A query row is compatible with the data rows that carry its codes or the missing
+    symbol on each of those keys; one lookup per data missing pattern ``Q`` (restricted to the
+    keys outside ``P``) with the query's codes replaced by the missing symbol on ``Q`` gathers them
+    all. The codes of all ``Q`` are formed at once (``base + D @ B`` with ``B`` the pattern bits)
+    and looked up with one binary search per query pattern.
+
+    The tables persist: after values of ``X`` (or the weights) change, :meth:`sync` moves the
+    weight of the changed rows from their old codes to their new ones in every cached table
+    (new codes are inserted), instead of re-encoding all rows. Tables not used since the previous
+    sync are dropped.
 
     Example
     -------
     >>> X = np.array([[0, 0], [0, 1], [0, -1], [1, 1]])
-    >>> Counter(X, np.ones(4), [0, 1], [2, 2]).count(X)[:, 0].tolist()
+    >>> c = Counter(X, np.ones(4), [0, 1], [2, 2])
+    >>> c.count(X)[:, 0].tolist()
     [2.0, 2.0, 3.0, 1.0]
+    >>> X[3, 0] = -1
+    >>> c.sync()
+    >>> c.count(X)[:, 0].tolist()
+    [2.0, 3.0, 4.0, 3.0]
     """
 
     def __init__(self, X: np.ndarray, W: np.ndarray, cols: Sequence[int], cards: Sequence[int]):
         self.X = X
         W = np.asarray(W, dtype=np.float64)
-        self.W = W[:, None] if W.ndim == 1 else W
+        self.W = (W[:, None] if W.ndim == 1 else W).copy()
         self.cols = np.asarray(cols, dtype=np.int64)
         self.cards = np.array([max(int(cards[c]), 1) for c in self.cols], dtype=np.int64)
+        self.snap = X[:, self.cols].copy()
         bits = _bits(X, self.cols)
-        self.dpats = np.unique(bits).tolist() if len(bits) else []
+        u, c = np.unique(bits, return_counts=True)
+        self.npat: dict[int, int] = dict(zip(u.tolist(), c.tolist()))
         self.total = self.W.sum(axis=0)
-        self._cache: dict[int, tuple] = {}
+        self.gen = 0
+        self._cache: dict[int, _Table] = {}
 
-    def _table(self, P: int) -> tuple:
-        if P not in self._cache:
+    # ----------------------------------------------------------------------------- tables
+    def _table(self, P: int) -> _Table:
+        tb = self._cache.get(P)
+        if tb is None:
+            tb = _Table()
             obs = [t for t in range(len(self.cols)) if not P >> t & 1]
-            D = self.X[:, self.cols[obs]]
-            radix = self.cards[obs] + 1
-            D = np.where(D < 0, radix - 1, D)
-            plan: list[tuple[int, np.ndarray | None]] = []
-            code = np.zeros(len(D), dtype=np.int64)
+            tb.obs = obs
+            tb.radix = self.cards[obs] + 1
             size = 1
-            for j in range(len(obs)):
-                r = int(radix[j])
-                dens = None
-                if size * r >= _MAX_RADIX:
-                    dens, code = np.unique(code, return_inverse=True)
-                    code = np.asarray(code, dtype=np.int64).ravel()
-                    size = len(dens)
-                plan.append((r, dens))
-                code = code * r + D[:, j]
-                size *= r
-            inv, uniq = pd.factorize(code)
-            sums = np.column_stack([
-                np.bincount(inv, weights=self.W[:, j], minlength=len(uniq))
-                for j in range(self.W.shape[1])])
-            uniq = pd.Index(uniq)
-            # data missing patterns restricted to the observed keys of the query pattern
-            qs = sorted({q & ~P for q in self.dpats})
-            plain = all(d is None for _, d in plan)
+            for r in tb.radix.tolist():
+                size *= int(r)
+            tb.plain = size < _MAX_RADIX
+            tb.fmat = size < (1 << 52)
             mult = np.ones(len(obs), dtype=np.int64)
-            for j in range(len(obs) - 2, -1, -1):
-                mult[j] = mult[j + 1] * radix[j + 1]
-            self._cache[P] = (obs, radix, plan, uniq, sums, qs, plain, mult)
-        return self._cache[P]
+            if tb.plain:
+                for j in range(len(obs) - 2, -1, -1):
+                    mult[j] = mult[j + 1] * tb.radix[j + 1]
+            tb.mult = mult
+            if tb.plain:
+                code = self._codes(self.snap, tb)
+                tb.u, inv = np.unique(code, return_inverse=True)
+                tb.s = self._sums(np.asarray(inv).ravel(), len(tb.u), self.W)
+            else:
+                self._build_dense(tb)
+            self._cache[P] = tb
+        tb.gen = self.gen
+        return tb
 
     @staticmethod
-    def _encode(rows: np.ndarray, plan: list) -> np.ndarray:
+    def _sums(inv: np.ndarray, m: int, W: np.ndarray) -> np.ndarray:
+        return np.column_stack([np.bincount(inv, weights=W[:, j], minlength=m)
+                                for j in range(W.shape[1])])
+
+    @staticmethod
+    def _codes(rows: np.ndarray, tb: _Table) -> np.ndarray:
+        """Codes (missing symbol included) of ``rows`` (columns = the counter's keys)."""
+        code = np.zeros(len(rows), dtype=np.int64)
+        for j, t in enumerate(tb.obs):
+            col = rows[:, t]
+            code += np.where(col < 0, tb.radix[j] - 1, col) * tb.mult[j]
+        return code
+
+    def _build_dense(self, tb: _Table) -> None:
+        """Fallback when the codes overflow int64: dense renumbering in stages (not incremental)."""
+        D = self.snap[:, tb.obs]
+        D = np.where(D < 0, tb.radix - 1, D)
+        plan: list[tuple[int, np.ndarray | None]] = []
+        code = np.zeros(len(D), dtype=np.int64)
+        size = 1
+        for j in range(len(tb.obs)):
+            r = int(tb.radix[j])
+            dens = None
+            if size * r >= _MAX_RADIX:
+                dens, code = np.unique(code, return_inverse=True)
+                code = np.asarray(code, dtype=np.int64).ravel()
+                size = len(dens)
+            plan.append((r, dens))
+            code = code * r + D[:, j]
+            size *= r
+        inv, uniq = pd.factorize(code)
+        tb.s = self._sums(inv, len(uniq), self.W)
+        tb.index = pd.Index(uniq)
+        tb.plan = plan
+
+    @staticmethod
+    def _encode_plan(rows: np.ndarray, plan: list) -> np.ndarray:
         code = np.zeros(len(rows), dtype=np.int64)
         for j, (r, dens) in enumerate(plan):
             if dens is not None:
@@ -129,39 +184,127 @@ class Counter:
             code = np.where(code >= 0, code * r + rows[:, j], -1)
         return code
 
+    # ----------------------------------------------------------------------------- queries
     def count(self, Qx: np.ndarray) -> np.ndarray:
         """``(m, r)`` sums of the data weights over the data rows compatible with each query row."""
         m = len(Qx)
-        out = np.zeros((m, self.W.shape[1]))
+        nw = self.W.shape[1]
+        out = np.zeros((m, nw))
         if m == 0 or len(self.X) == 0:
             return out
+        dpats = [q for q, c in self.npat.items() if c > 0]
         for P, qidx in _groups(_bits(Qx, self.cols)).items():
-            obs, radix, plan, uniq, sums, qs, plain, mult = self._table(P)
-            if not obs:
+            tb = self._table(P)
+            if not tb.obs:
                 out[qidx] += self.total
                 continue
-            rows = Qx[qidx][:, self.cols[obs]]
-            base = self._encode(rows, plan) if plain else None
-            for q in qs:
-                if plain:
-                    code = base
-                    if q:
-                        code = base.copy()
-                        for j, t in enumerate(obs):
-                            if q >> t & 1:
-                                code += (radix[j] - 1 - rows[:, j]) * mult[j]
-                else:
+            qs = sorted({q & ~P for q in dpats})
+            rows = Qx[qidx][:, self.cols[tb.obs]]
+            if not tb.plain:
+                for q in qs:
                     rq = rows
                     if q:
                         rq = rows.copy()
-                        for j, t in enumerate(obs):
+                        for j, t in enumerate(tb.obs):
                             if q >> t & 1:
-                                rq[:, j] = radix[j] - 1
-                    code = self._encode(rq, plan)
-                pos = uniq.get_indexer(code)
-                hit = pos >= 0
-                out[qidx[hit]] += sums[pos[hit]]
+                                rq[:, j] = tb.radix[j] - 1
+                    pos = tb.index.get_indexer(self._encode_plan(rq, tb.plan))
+                    hit = pos >= 0
+                    out[qidx[hit]] += tb.s[pos[hit]]
+                continue
+            B = np.array([[q >> t & 1 for q in qs] for t in tb.obs], dtype=np.int64)
+            nq = len(qs)
+            inv = None
+            if nq >= 4 and len(rows) * nq > 200_000:  # identical query rows: look up once
+                _, first, inv = np.unique(rows @ tb.mult, return_index=True, return_inverse=True)
+                rows = rows[first]
+                res = np.zeros((len(rows), nw))
+            step = max(1, 4_000_000 // nq)
+            u, s = tb.u, tb.s
+            last = len(u) - 1
+            for a in range(0, len(rows), step):
+                rw = rows[a:a + step]
+                base = rw @ tb.mult
+                D = (tb.radix - 1 - rw) * tb.mult
+                if tb.fmat:
+                    codes = base[:, None] + (D.astype(np.float64) @ B).astype(np.int64)
+                else:
+                    codes = base[:, None] + D @ B
+                codes = codes.ravel()
+                pos = np.minimum(np.searchsorted(u, codes), last)
+                hit = u[pos] == codes
+                if nw == 1:
+                    v = np.where(hit, s[pos, 0], 0.0).reshape(len(rw), nq).sum(axis=1)[:, None]
+                else:
+                    v = np.where(hit[:, None], s[pos], 0.0).reshape(len(rw), nq, nw).sum(axis=1)
+                if inv is None:
+                    out[qidx[a:a + step]] += v
+                else:
+                    res[a:a + step] = v
+            if inv is not None:
+                out[qidx] += res[np.asarray(inv).ravel()]
         return out
+
+    # ----------------------------------------------------------------------------- updates
+    def sync(self, W: np.ndarray | None = None) -> None:
+        """Take changed values of ``X`` (and new weights ``W``, all rows) into the tables."""
+        cur = self.X[:, self.cols]
+        changed = (cur != self.snap).any(axis=1)
+        if W is not None:
+            W = np.asarray(W, dtype=np.float64)
+            W = W[:, None] if W.ndim == 1 else W
+            changed |= (W != self.W).any(axis=1)
+        R = np.flatnonzero(changed)
+        self.gen += 1
+        # drop tables not used since the previous sync
+        for P in [P for P, tb in self._cache.items() if tb.gen < self.gen - 1 or not tb.plain]:
+            del self._cache[P]
+        if len(R) == 0:
+            return
+        old, new = self.snap[R], cur[R]
+        oldW = self.W[R]
+        newW = oldW if W is None else W[R]
+        for b, c in zip(*np.unique(_bits(old, np.arange(len(self.cols))), return_counts=True)):
+            self.npat[int(b)] -= int(c)
+        for b, c in zip(*np.unique(_bits(new, np.arange(len(self.cols))), return_counts=True)):
+            self.npat[int(b)] = self.npat.get(int(b), 0) + int(c)
+        self.total = self.total - oldW.sum(axis=0) + newW.sum(axis=0)
+        xch = (old != new).any(axis=1)
+        wch = (oldW != newW).any(axis=1)
+        for tb in self._cache.values():
+            m = len(tb.u)
+            oc = self._codes(old, tb)
+            nc = oc.copy()
+            nc[xch] = self._codes(new[xch], tb)
+            moved = oc != nc
+            # rows keeping their code: weight difference only
+            same = np.flatnonzero(~moved & wch)
+            if len(same):
+                pos = np.searchsorted(tb.u, oc[same])
+                dw = newW[same] - oldW[same]
+                for j in range(tb.s.shape[1]):
+                    tb.s[:, j] += np.bincount(pos, weights=dw[:, j], minlength=m)
+            sel = np.flatnonzero(moved)
+            if len(sel) == 0:
+                continue
+            pos = np.searchsorted(tb.u, oc[sel])
+            for j in range(tb.s.shape[1]):
+                tb.s[:, j] -= np.bincount(pos, weights=oldW[sel, j], minlength=m)
+            ncs = nc[sel]
+            pos = np.minimum(np.searchsorted(tb.u, ncs), m - 1)
+            found = tb.u[pos] == ncs
+            fs = sel[found]
+            for j in range(tb.s.shape[1]):
+                tb.s[:, j] += np.bincount(pos[found], weights=newW[fs, j], minlength=m)
+            if not found.all():
+                nu, inv = np.unique(ncs[~found], return_inverse=True)
+                add = self._sums(np.asarray(inv).ravel(), len(nu), newW[sel[~found]])
+                at = np.searchsorted(tb.u, nu)
+                tb.u = np.insert(tb.u, at, nu)
+                tb.s = np.insert(tb.s, at, add, axis=0)
+        self.snap[R] = new
+        if W is not None:
+            self.W[R] = newW
 
 
 def compat_sum(X: np.ndarray, w: np.ndarray, cols: Sequence[int], cards: Sequence[int],
@@ -184,6 +327,7 @@ class SolveInfo:
     rounds: int = 0
     restored: int = 0
     unresolvable: int = 0
+    violators: np.ndarray | None = None  # (n,) bool: records below k at the end (exact recount)
     log: list[str] = field(default_factory=list)
 
 
@@ -217,55 +361,73 @@ def _slice_ids(cells: np.ndarray, t: int) -> np.ndarray:
 
 
 def _csr(ids: np.ndarray) -> list[list[int]]:
-    out: list[list[int]] = [[] for _ in range(int(ids.max()) + 1 if len(ids) else 0)]
-    for i, s in enumerate(ids.tolist()):
-        out[s].append(i)
-    return out
+    """Members (cell indices) of each slice id; ids are ``0..m-1`` (inverse of a unique)."""
+    if len(ids) == 0:
+        return []
+    order = np.argsort(ids, kind="stable")
+    cuts = np.flatnonzero(np.diff(ids[order])) + 1
+    return [a.tolist() for a in np.split(order, cuts)]
 
 
 def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[int], k: float,
                     rank: np.ndarray, info: SolveInfo, order: list[tuple[np.ndarray, int]],
-                    max_rounds: int = 10_000) -> None:
-    """Greedy rounds that suppress until every record of ``X`` has fk >= k on ``cols``."""
+                    max_rounds: int = 10_000, cnt: Counter | None = None) -> Counter:
+    """Greedy rounds that suppress until every record of ``X`` has fk >= k on ``cols``.
+
+    Returns the (persistent) counter of ``X`` on ``cols`` (weight column 0 = ``w``).
+    """
     n = len(X)
     pcols = len(cols)
     active = np.ones(n, bool)
     weighted = not np.all(w == 1.0)
+    # persistent counter, updated incrementally after each round; weight columns: w, violator
+    # indicator, violator weight (so violators newly compatible with a move come from the same
+    # lookups as fk)
+    if cnt is None:
+        cnt = Counter(X, np.column_stack([w, np.zeros((n, 2))]), cols, cards)
+    vmask = np.zeros(n, bool)
     for _ in range(max_rounds):
         info.rounds += 1
-        cnt = Counter(X, w, cols, cards)
+        cnt.sync()
         idx = np.flatnonzero(active)
         fk = cnt.count(X[idx])[:, 0]
         vi = idx[fk < k - 1e-9]
         fk_v = fk[fk < k - 1e-9]
         active[:] = False
         active[vi] = True
+        vmask[:] = False
+        vmask[vi] = True
         if len(vi) == 0:
-            return
+            return cnt
+        cnt.sync(np.column_stack([w, vmask, vmask * w]))
         sub = X[vi][:, cols]
         cells, first, cell_of = _unique_rows(sub)
         nc = len(cells)
         m_c = np.bincount(cell_of, minlength=nc).astype(float)
         fk_c = fk_v[first]
         def_c = k - fk_c
-        vmask = np.zeros(n, bool)
-        vmask[vi] = True
-        cntV = Counter(X[vi], np.column_stack([np.ones(len(vi)), w[vi]]), cols, cards)
         cell_rows = np.full((nc, X.shape[1]), -1, np.int64)
         cell_rows[:, cols] = cells
-        base_v = cntV.count(cell_rows)  # violators compatible with the cell itself
-        # virtual rows: cell with key t suppressed
+        # one lookup for the cells themselves and all virtual rows (cell with key t suppressed)
+        obs_t = [np.flatnonzero(cells[:, t] >= 0) for t in range(pcols)]
+        qs = [cell_rows]
+        for t in range(pcols):
+            q = cell_rows[obs_t[t]].copy()
+            q[:, cols[t]] = -1
+            qs.append(q)
+        allc = cnt.count(np.concatenate(qs))
+        base_v = allc[:nc, 1:]  # violators compatible with the cell itself
+        offs = np.cumsum([nc] + [len(o) for o in obs_t])
         gain = np.full((nc, pcols), -np.inf)
         kind = np.zeros((nc, pcols), np.int8)  # 1 self, 2 donor
         fself = np.zeros((nc, pcols))
         for t in range(pcols):
-            obs = np.flatnonzero(cells[:, t] >= 0)
+            obs = obs_t[t]
             if len(obs) == 0:
                 continue
-            q = cell_rows[obs].copy()
-            q[:, cols[t]] = -1
-            F = cnt.count(q)[:, 0]
-            V = cntV.count(q) - base_v[obs]
+            res = allc[offs[t]:offs[t + 1]]
+            F = res[:, 0]
+            V = res[:, 1:] - base_v[obs]
             vnew, vnew_w = V[:, 0], V[:, 1]
             fself[obs, t] = F
             if weighted:
@@ -297,7 +459,7 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
         ok = np.isfinite(bgain)
         if not ok.any():
             if not _fallback(X, w, cols, cards, k, rank, vi, cell_of, cells, info, order, cnt):
-                return
+                return cnt
             continue
         cand = np.flatnonzero(ok)
         cand = cand[np.argsort(-bgain[cand], kind="stable")]
@@ -332,7 +494,8 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
             changed += _apply_donors(X, cols, acc_don, cell_rows, vmask, info, order)
         if changed == 0:
             if not _fallback(X, w, cols, cards, k, rank, vi, cell_of, cells, info, order, cnt):
-                return
+                return cnt
+    return cnt
 
 
 def _apply_donors(X: np.ndarray, cols: np.ndarray, acc: list[tuple[int, int]],
@@ -427,7 +590,8 @@ def _violators(X: np.ndarray, w: np.ndarray, keysets: list[np.ndarray], cards: S
 
 def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list[np.ndarray],
                    cards: Sequence[int], k: float, rank: np.ndarray | None, info: SolveInfo,
-                   order: list[tuple[np.ndarray, int]], max_rounds: int = 50) -> None:
+                   order: list[tuple[np.ndarray, int]], base: list[Counter],
+                   max_rounds: int = 50) -> list[np.ndarray]:
     """Restore suppressed values whose restoration keeps every record at fk >= k.
 
     fk of every record is counted once; then each round tests the pending suppressions
@@ -438,6 +602,9 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
     accepted at most one per record and per slice (same codes on the other keys); fk is then
     updated incrementally (only the change caused by the restored rows is counted) and
     restorations involved in a violation are undone.
+
+    ``base``: a persistent counter per key set (weight column 0 = ``w``), kept in sync with ``X``.
+    Returns fk per key set, exact for the final ``X`` (maintained incrementally).
     """
     weighted = not np.all(w == 1.0)
     allcols = keysets_all(keysets)
@@ -445,11 +612,15 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
     for s_, (rows, v) in enumerate(order):
         for r in rows.tolist():
             seq[(r, v)] = s_
-    fks = [compat_sum(X, w, cols, cards) for cols in keysets]
+    fks = []
+    for cnt in base:
+        cnt.sync()
+        fks.append(cnt.count(X)[:, 0])
     rr, vv = np.nonzero(info.suppressed & (X < 0))
+    cnts: dict[int, Counter] = {}  # persistent per key set, synced with X and the tight flags
     for _ in range(max_rounds):
         if len(rr) == 0:
-            return
+            return fks
         ok = np.ones(len(rr), bool)
         b0 = [np.zeros(len(rr)) for _ in keysets]
         if weighted:
@@ -463,7 +634,11 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
                 T = np.column_stack([w] + [(fk - b < k - 1e-9).astype(float) for b in wq])
             else:
                 T = np.column_stack([w, (fk - 1 < k - 1e-9).astype(float)])
-            cnt = Counter(X, T, cols, cards)
+            if kk_ in cnts and cnts[kk_].W.shape[1] == T.shape[1]:
+                cnt = cnts[kk_]
+                cnt.sync(T)
+            else:
+                cnt = cnts[kk_] = Counter(X, T, cols, cards)
             cur = X[rr[ids]]
             new = cur.copy()
             new[np.arange(len(ids)), vv[ids]] = orig[rr[ids], vv[ids]]
@@ -479,7 +654,7 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
         rr, vv = rr[ok], vv[ok]
         b0 = [x[ok] for x in b0]
         if len(rr) == 0:
-            return
+            return fks
         # priority: most important key, records with several suppressions, latest first
         nsup = (info.suppressed & (X < 0)).sum(axis=1)
         rk = rank[vv] if rank is not None else np.zeros(len(rr))
@@ -502,7 +677,8 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
             acc_l.append(j)
         acc = np.asarray(acc_l, dtype=np.int64)
         X[rr[acc], vv[acc]] = orig[rr[acc], vv[acc]]
-        _update_fks(X, w, keysets, cards, fks, rr[acc], vv[acc], -1, [x[acc] for x in b0])
+        _update_fks(X, w, keysets, cards, fks, rr[acc], vv[acc], -1, base,
+                    [x[acc] for x in b0])
         while True:
             bad = np.zeros(len(X), bool)
             for fk in fks:
@@ -514,45 +690,49 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
                 undo[:] = True
             X[rr[acc[undo]], vv[acc[undo]]] = -1
             _update_fks(X, w, keysets, cards, fks, rr[acc[undo]], vv[acc[undo]],
-                        orig[rr[acc[undo]], vv[acc[undo]]])
+                        orig[rr[acc[undo]], vv[acc[undo]]], base)
             acc = acc[~undo]
             if len(acc) == 0:
                 break
         if _DEBUG:
             print('restore round', len(rr), 'accepted', len(acc))
         if len(acc) == 0:
-            return
+            return fks
         info.restored += len(acc)
         keep = np.ones(len(rr), bool)
         keep[acc] = False
         rr, vv = rr[keep], vv[keep]
+    return fks
 
 
 def _update_fks(X: np.ndarray, w: np.ndarray, keysets: list[np.ndarray], cards: Sequence[int],
                 fks: list[np.ndarray], R: np.ndarray, V: np.ndarray, old: np.ndarray | int,
-                start: list[np.ndarray] | None = None) -> None:
+                base: list[Counter], start: list[np.ndarray] | None = None) -> None:
     """Update fk in place after the values (R, V) of X changed from ``old`` to their current value.
 
     For records outside R the change is (compatible rows among R now) - (compatible rows among R
-    before); the records of R are recounted against the whole data.
+    before), one lookup against the rows of R weighted +w (now) and -w (before); the records of R
+    are recounted with the persistent counters ``base``.
     """
     if len(R) == 0:
         return
     now = X[R]
     before = now.copy()
     before[np.arange(len(R)), V] = old
+    both = np.concatenate([now, before])
+    wb = np.concatenate([w[R], -w[R]])
     for i, (cols, fk) in enumerate(zip(keysets, fks)):
         inset = np.isin(V, cols)
         if not inset.any():
             continue
-        delta = (Counter(now, w[R], cols, cards).count(X)[:, 0]
-                 - Counter(before, w[R], cols, cards).count(X)[:, 0])
+        delta = Counter(both, wb, cols, cards).count(X)[:, 0]
         fk += delta
         if start is not None:
             # rows of R whose changed key is outside this key set keep fk + delta
             fk[R[inset]] = start[i][inset] + delta[R[inset]]
         else:
-            fk[R] = Counter(X, w, cols, cards).count(X[R])[:, 0]
+            base[i].sync()
+            fk[R] = base[i].count(X[R])[:, 0]
 
 
 def keysets_all(keysets: list[np.ndarray]) -> np.ndarray:
@@ -597,12 +777,21 @@ def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Seq
     orig = X.copy()
     order: list[tuple[np.ndarray, int]] = []
     ks = [np.asarray(c, dtype=np.int64) for c in keysets]
+    base = []
     for cols in ks:
         rk = None if rank is None else np.asarray(rank)[cols]
-        _suppress_phase(X, w, cols, cards, k, rk, info, order)
+        base.append(_suppress_phase(X, w, cols, cards, k, rk, info, order))
     if restore and info.suppressed.any():
-        _restore_phase(X, orig, w, ks, cards, k, None if rank is None else np.asarray(rank),
-                       info, order)
-    bad, _ = _violators(X, w, ks, cards, k)
+        fks = _restore_phase(X, orig, w, ks, cards, k, None if rank is None else np.asarray(rank),
+                             info, order, base)
+    else:
+        fks = []
+        for cnt in base:
+            cnt.sync()
+            fks.append(cnt.count(X)[:, 0])
+    bad = np.zeros(len(X), bool)
+    for fk in fks:
+        bad |= fk < k - 1e-9
+    info.violators = bad
     info.unresolvable = int(bad.sum())
     return info

@@ -220,10 +220,16 @@ def local_suppression(
         groups = [np.arange(len(df))]
     restored = rounds = unresolvable = 0
     bad_strata = 0
+    viol = np.zeros(len(df), bool)
+    exact = True  # the solver's final recount is exact unless suppressions are added afterwards
     for g in groups:
         Xg = X[g]
         info = solve(Xg, w_all[g], keysets, cards, kk, rank=rank, restore=restore)
         X[g] = Xg
+        if info.violators is None:
+            exact = False
+        else:
+            viol[g] = info.violators
         restored += info.restored
         rounds += info.rounds
         if info.unresolvable:
@@ -236,10 +242,11 @@ def local_suppression(
         notes["household_added"] = int(added)
         X[new_mask] = -1
     out = _set_missing(df, keys, new_mask)
-    viol = np.zeros(len(df), bool)
-    for g in groups:
-        for ks in keysets:
-            viol[g] |= compat_sum(X[g], w_all[g], ks, cards) < kk - 1e-9
+    if household is not None or not exact:
+        viol[:] = False
+        for g in groups:
+            for ks in keysets:
+                viol[g] |= compat_sum(X[g], w_all[g], ks, cards) < kk - 1e-9
     if unresolvable:
         warnings.warn(
             f"local_suppression: {unresolvable} record(s) in {bad_strata} stratum/strata with fewer "

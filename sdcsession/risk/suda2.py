@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
+from ..progress import Bar
 from ._codes import _MAX_RADIX, _densify, as_keys, check_columns, check_frame, combine, encode_keys
 
 __all__ = ["Suda2Result", "suda2"]
@@ -193,6 +194,7 @@ def suda2(
     *,
     dis_fraction: float = 0.01,
     max_size: int | None = None,
+    progress: bool | None = None,
 ) -> Suda2Result:
     """SUDA2: minimal sample uniques (MSUs), SUDA and DIS-SUDA scores, attribute contributions.
 
@@ -251,6 +253,9 @@ def suda2(
         Sampling fraction ``pi`` for the DIS estimate, ``0 < pi <= 1`` (sdcMicro ``DisFraction``).
     max_size : int or None
         Largest MSU size searched (default: all ``m`` keys, as sdcMicro).
+    progress : bool or None
+        Progress bar over the subsets of keys searched (None: automatic — on in terminals and
+        notebooks, off in CI and redirected output; see :mod:`sdcsession.progress`).
 
     Returns
     -------
@@ -329,40 +334,43 @@ def suda2(
     rep_pos = np.arange(c, c + rep.size, dtype=np.int64)
     cand_na = na_bits[cand] if na_bits is not None else None
 
-    prev: dict[int, np.ndarray] = {}  # mask -> bool over candidates: unique on that subset
-    for k in range(1, size + 1):
-        if c == 0:
-            break
-        cur: dict[int, np.ndarray] = {}
-        any_active = False
-        for subset in combinations(range(m), k):
-            mask = 0
-            for j in subset:
-                mask |= 1 << j
-            if k == 1:
-                blocked = np.zeros(c, dtype=bool)
-            else:
-                blocked = prev[mask ^ (1 << subset[0])].copy()
-                for j in subset[1:]:
-                    blocked |= prev[mask ^ (1 << j)]
-            n_active = c - int(np.count_nonzero(blocked)) if k > 1 else c
-            if n_active == 0:
-                cur[mask] = blocked
-                continue
-            any_active = True
-            hit = _unique_active(joint, subset, cards, blocked, n_active, rep_pos)
-            blocked[hit] = True
-            cur[mask] = blocked
-            if cand_na is not None:
-                hit = hit[(cand_na[hit] & mask) == 0]
-            if hit.size:
-                counts[hit, k - 1] += 1
-                w = weights[k - 1]
+    n_subsets = sum(math.comb(m, j) for j in range(1, size + 1))
+    with Bar(n_subsets, desc="SUDA2 subsets", enabled=progress) as bar:
+        prev: dict[int, np.ndarray] = {}  # mask -> bool over candidates: unique on that subset
+        for k in range(1, size + 1):
+            if c == 0:
+                break
+            cur: dict[int, np.ndarray] = {}
+            any_active = False
+            for subset in combinations(range(m), k):
+                bar.update(1)
+                mask = 0
                 for j in subset:
-                    contrib[j, hit] += w
-        prev = cur
-        if not any_active:
-            break
+                    mask |= 1 << j
+                if k == 1:
+                    blocked = np.zeros(c, dtype=bool)
+                else:
+                    blocked = prev[mask ^ (1 << subset[0])].copy()
+                    for j in subset[1:]:
+                        blocked |= prev[mask ^ (1 << j)]
+                n_active = c - int(np.count_nonzero(blocked)) if k > 1 else c
+                if n_active == 0:
+                    cur[mask] = blocked
+                    continue
+                any_active = True
+                hit = _unique_active(joint, subset, cards, blocked, n_active, rep_pos)
+                blocked[hit] = True
+                cur[mask] = blocked
+                if cand_na is not None:
+                    hit = hit[(cand_na[hit] & mask) == 0]
+                if hit.size:
+                    counts[hit, k - 1] += 1
+                    w = weights[k - 1]
+                    for j in subset:
+                        contrib[j, hit] += w
+            prev = cur
+            if not any_active:
+                break
     contrib = contrib.T
 
     score_c = counts @ weights[:size]

@@ -37,6 +37,7 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import MeasureError, ParameterError
+from ..progress import Bar
 
 __all__ = [
     "weighted_mean",
@@ -563,7 +564,7 @@ def _calibrate(w: np.ndarray, X: np.ndarray, totals: np.ndarray) -> np.ndarray:
 
 
 def _bootstrap(
-    ind: Indicator, cols, w, codes, G, clusters, n_boot, rng, X=None, totals=None
+    ind: Indicator, cols, w, codes, G, clusters, n_boot, rng, X=None, totals=None, bar=None
 ) -> np.ndarray:
     """Replicate estimates (n_boot × (G+1)); resampling records, or whole households."""
     n = len(w)
@@ -590,6 +591,8 @@ def _bootstrap(
             )
         except MeasureError:
             pass
+        if bar is not None:
+            bar.update(1)
     return reps
 
 
@@ -607,6 +610,7 @@ def indicator_ci(
     calibrate: Sequence[str] | None = None,
     na_rm: bool = False,
     labels: pd.Index | None = None,
+    progress: bool | None = None,
 ) -> pd.DataFrame:
     """Point estimate and confidence interval of one indicator, overall and per group of ``by``.
 
@@ -615,7 +619,9 @@ def indicator_ci(
     weights are linearly calibrated to the full-sample weighted totals of the categories of those
     columns, as in laeken's calibrated bootstrap). ``method="normal"``: estimate ± z·SE with the
     linearised SE for mean/total/ratio and the bootstrap SE for the other statistics.
-    Reproducible: the same ``seed`` gives the same intervals.
+    Reproducible: the same ``seed`` gives the same intervals. ``progress``: progress bar over the
+    bootstrap replicates (None: automatic — on in terminals and notebooks, off in CI and
+    redirected output; see :mod:`sdcsession.progress`).
 
     Returns columns ``indicator, group, estimate, se, lower, upper`` (group "total" first).
 
@@ -624,6 +630,16 @@ def indicator_ci(
     >>> round(float(ci.estimate[0]), 2), round(float(ci.se[0]), 4)
     (50.5, 2.9011)
     """
+    with Bar(n_boot if isinstance(n_boot, (int, np.integer)) else None,
+             desc=f"bootstrap {Indicator.parse(indicator).name}", enabled=progress) as bar:
+        return _indicator_ci(data, indicator, weight=weight, household=household, by=by,
+                             method=method, n_boot=n_boot, level=level, seed=seed,
+                             calibrate=calibrate, na_rm=na_rm, labels=labels, bar=bar)
+
+
+def _indicator_ci(data, indicator, *, weight, household, by, method, n_boot, level, seed,
+                  calibrate, na_rm, labels, bar) -> pd.DataFrame:
+    """:func:`indicator_ci` with a given progress bar (advanced by one per replicate)."""
     ind = Indicator.parse(indicator)
     if method not in ("bootstrap", "normal"):
         raise ParameterError(f"method: expected 'bootstrap' or 'normal', got {method!r}")
@@ -662,7 +678,7 @@ def indicator_ci(
                     keep &= data[c].notna().to_numpy()
             X = _calibration_matrix(data, list(calibrate), keep)
             totals = X.T @ w
-        reps = _bootstrap(ind, cols, w, codes, G, clusters, int(n_boot), rng, X, totals)
+        reps = _bootstrap(ind, cols, w, codes, G, clusters, int(n_boot), rng, X, totals, bar)
         se = np.nanstd(reps, axis=0, ddof=1)
         if method == "normal":
             lo, hi = est - z * se, est + z * se
@@ -719,6 +735,7 @@ def compare_indicators(
     seed: int | None = None,
     calibrate: Sequence[str] | None = None,
     na_rm: bool = False,
+    progress: bool | None = None,
 ) -> pd.DataFrame:
     """Benchmarking indicators on the original and the masked file, side by side.
 
@@ -727,6 +744,8 @@ def compare_indicators(
     ``orig_lower/orig_upper``, ``masked_lower/masked_upper`` (see :func:`indicator_ci`; both files
     use the same seed), ``in_ci`` (masked estimate within the original interval) and
     ``ci_overlap`` (:func:`ci_overlap`, Karr et al. 2006). The files need not have the same records.
+    ``progress``: one progress bar over all bootstrap replicates (2 files × indicators × n_boot;
+    None: automatic, see :mod:`sdcsession.progress`).
 
     >>> rng = np.random.default_rng(1)
     >>> o = pd.DataFrame({"x": rng.lognormal(size=500)})
@@ -739,19 +758,23 @@ def compare_indicators(
     if not isinstance(masked, pd.DataFrame):
         raise MeasureError(f"masked: expected a DataFrame, got {type(masked).__name__}")
     rows = []
-    for spec in indicators:
-        ind = Indicator.parse(spec)
-        kw = dict(weight=weight, household=household, by=by, method=method, n_boot=n_boot,
-                  level=level, seed=seed, calibrate=calibrate, na_rm=na_rm)
-        co = indicator_ci(original, ind, **kw)
-        labels = None if by is None else pd.Index(co.group.iloc[1:].tolist())
-        cm = indicator_ci(masked, ind, labels=labels, **kw)
-        t = co.merge(cm, on=["indicator", "group"], how="left", suffixes=("_o", "_m"))
-        extra = cm[~cm.group.isin(co.group)]
-        if len(extra):  # groups present in the masked file only
-            t = pd.concat([t, extra.rename(columns=lambda c: c if c in ("indicator", "group")
-                                          else f"{c}_m")], ignore_index=True)
-        rows.append(t)
+    parsed = [Indicator.parse(spec) for spec in indicators]
+    boot = [method == "bootstrap" or bool(calibrate) or ind.stat not in ("mean", "total", "ratio")
+            for ind in parsed]
+    total = 2 * sum(boot) * n_boot if isinstance(n_boot, (int, np.integer)) else None
+    with Bar(total, desc="bootstrap", enabled=progress) as bar:
+        for ind in parsed:
+            kw = dict(weight=weight, household=household, by=by, method=method, n_boot=n_boot,
+                      level=level, seed=seed, calibrate=calibrate, na_rm=na_rm, bar=bar)
+            co = _indicator_ci(original, ind, labels=None, **kw)
+            labels = None if by is None else pd.Index(co.group.iloc[1:].tolist())
+            cm = _indicator_ci(masked, ind, labels=labels, **kw)
+            t = co.merge(cm, on=["indicator", "group"], how="left", suffixes=("_o", "_m"))
+            extra = cm[~cm.group.isin(co.group)]
+            if len(extra):  # groups present in the masked file only
+                t = pd.concat([t, extra.rename(columns=lambda c: c if c in ("indicator", "group")
+                                              else f"{c}_m")], ignore_index=True)
+            rows.append(t)
     t = pd.concat(rows, ignore_index=True)
     o, m = t.estimate_o.to_numpy(), t.estimate_m.to_numpy()
     with np.errstate(divide="ignore", invalid="ignore"):

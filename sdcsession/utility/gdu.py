@@ -60,6 +60,7 @@ Example
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -71,6 +72,7 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import MeasureError, ParameterError
+from ..progress import track
 
 __all__ = ["gdu", "GduResult", "ldu_psr", "ldu_recoding", "grc", "ldu_biv_rule", "TYPES"]
 
@@ -585,6 +587,7 @@ def gdu(
     uni_share: float = 0.5,
     alpha: float = 0.05,
     normality_alpha: float = 0.05,
+    progress: bool | None = None,
 ) -> GduResult:
     """Global data utility of ``masked`` relative to ``original`` (model in the module docstring).
 
@@ -605,6 +608,8 @@ def gdu(
     uni_share : weight of ALDU_uni in GDU (default ½).
     alpha : significance threshold P_t of the bivariate step 1.
     normality_alpha : level of the one-sample KS normality test.
+    progress : progress bar over the pairs of variables (None: automatic — on in terminals and
+        notebooks, off in CI and redirected output; see :mod:`sdcsession.progress`).
 
     The files may differ in their number of records (sampling, synthetic data); only a recoding
     derived by pairing needs equal lengths (else :class:`MeasureError`: pass the mapping).
@@ -751,42 +756,43 @@ def gdu(
     cache_o: dict = {}
     cache_p: dict = {}
     biv_rows = []
-    for i in range(len(vars_)):
-        for j in range(i + 1, len(vars_)):
-            a, b = vars_[i], vars_[j]
-            row: dict[str, Any] = {"var1": a.name, "var2": b.name}
-            if a.p is None or b.p is None:
-                biv_rows.append({**row, "test": "removed", "coefficient": None, "p_original": np.nan,
-                                 "p_protected": np.nan, "coef_original": np.nan,
-                                 "coef_protected": np.nan, "direction": np.nan, "step": 0,
-                                 "decision": "variable removed", "ldu_biv": 0.0})
-                continue
-            test = _pair_test(a.level, b.level)
-            to = _run(test, a, b, a.o, b.o, cache_o)
-            tp = _run(test, a, b, a.p, b.p, cache_p)
-            if to.msd is None:
-                direction = float(np.sign(to.coef) * np.sign(tp.coef))
-                rev = direction < 0
+    pairs = itertools.combinations(range(len(vars_)), 2)
+    n_pairs = len(vars_) * (len(vars_) - 1) // 2
+    for i, j in track(pairs, total=n_pairs, desc="GDU pairs", enabled=progress):
+        a, b = vars_[i], vars_[j]
+        row: dict[str, Any] = {"var1": a.name, "var2": b.name}
+        if a.p is None or b.p is None:
+            biv_rows.append({**row, "test": "removed", "coefficient": None, "p_original": np.nan,
+                             "p_protected": np.nan, "coef_original": np.nan,
+                             "coef_protected": np.nan, "direction": np.nan, "step": 0,
+                             "decision": "variable removed", "ldu_biv": 0.0})
+            continue
+        test = _pair_test(a.level, b.level)
+        to = _run(test, a, b, a.o, b.o, cache_o)
+        tp = _run(test, a, b, a.p, b.p, cache_p)
+        if to.msd is None:
+            direction = float(np.sign(to.coef) * np.sign(tp.coef))
+            rev = direction < 0
+        else:
+            if a.recoded or b.recoded:
+                da = a.d if a.recoded else a.o
+                db = b.d if b.recoded else b.o
+                td = _run(test, a, b, da, db, {})
+                mo = td.msd
             else:
-                if a.recoded or b.recoded:
-                    da = a.d if a.recoded else a.o
-                    db = b.d if b.recoded else b.o
-                    td = _run(test, a, b, da, db, {})
-                    mo = td.msd
-                else:
-                    mo = to.msd
-                mp = tp.msd
-                used = (mo != 0) | (mp != 0)
-                direction = float(np.mean(np.abs(mo - mp)[used] - np.abs(mo)[used])) \
-                    if used.any() else 0.0
-                rev = direction > 1e-12
-            ldu, step, decision = ldu_biv_rule(to.p, tp.p, to.coef2, tp.coef2,
-                                               reversed_direction=rev, alpha=alpha)
-            biv_rows.append({**row, "test": test, "coefficient": _COEF[test],
-                             "p_original": to.p, "p_protected": tp.p,
-                             "coef_original": to.coef, "coef_protected": tp.coef,
-                             "direction": direction, "step": step, "decision": decision,
-                             "ldu_biv": ldu})
+                mo = to.msd
+            mp = tp.msd
+            used = (mo != 0) | (mp != 0)
+            direction = float(np.mean(np.abs(mo - mp)[used] - np.abs(mo)[used])) \
+                if used.any() else 0.0
+            rev = direction > 1e-12
+        ldu, step, decision = ldu_biv_rule(to.p, tp.p, to.coef2, tp.coef2,
+                                           reversed_direction=rev, alpha=alpha)
+        biv_rows.append({**row, "test": test, "coefficient": _COEF[test],
+                         "p_original": to.p, "p_protected": tp.p,
+                         "coef_original": to.coef, "coef_protected": tp.coef,
+                         "direction": direction, "step": step, "decision": decision,
+                         "ldu_biv": ldu})
 
     uni = pd.DataFrame(uni_rows)
     biv = pd.DataFrame(biv_rows, columns=["var1", "var2", "test", "coefficient", "p_original",

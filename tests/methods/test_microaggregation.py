@@ -1,5 +1,8 @@
 """Microaggregation: MDAV conformance with sdcMicro, group sizes, univariate methods, bad input."""
 
+import io
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -7,11 +10,14 @@ from conftest import load, reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sdcsession import progress
 from sdcsession.errors import ParameterError, TreatmentError
 from sdcsession.methods.base import Treatment
 from sdcsession.methods.microaggregation import (
     Microaggregation,
+    _mdav_scan,
     _mdav_small,
+    _mdav_tree,
     mdav_groups,
     microaggregation,
     optimal_univariate_groups,
@@ -44,13 +50,84 @@ def test_mdav_sse_not_worse_than_sdcmicro(ds, key):
     assert within_group_ss(z, lab) == pytest.approx(r["sse_std"], rel=1e-9)
 
 
-def test_index_mdav_equals_plain_mdav():
+def _tree_then_scan(z: np.ndarray, k: int, stop: int) -> np.ndarray:
+    """The leaf-index MDAV while ``stop`` records remain, then plain scans (as mdav_groups)."""
+    lab = np.full(len(z), -1, dtype=np.int64)
+    g = _mdav_tree(z, k, lab, progress.Bar(enabled=False), stop=stop)
+    rest = np.flatnonzero(lab < 0)
+    _mdav_scan(z, k, rest, lab, g)
+    return lab
+
+
+def _partition(lab: np.ndarray) -> set:
+    return {tuple(np.flatnonzero(lab == g)) for g in np.unique(lab)}
+
+
+@pytest.mark.parametrize("stop", [0, 3000])
+def test_index_mdav_equals_plain_mdav(stop):
     x = np.exp(RNG.multivariate_normal([0, 0, 0], [[1, .5, .2], [.5, 1, .3], [.2, .3, 1]], 6000))
     z = _std(x)
-    a, b = mdav_groups(z, 3), _mdav_small(z, 3)
-    pa = {tuple(np.flatnonzero(a == g)) for g in np.unique(a)}
-    pb = {tuple(np.flatnonzero(b == g)) for g in np.unique(b)}
-    assert pa == pb
+    plain = _mdav_small(z, 3)
+    assert _partition(_tree_then_scan(z, 3, stop)) == _partition(plain)
+    assert _partition(mdav_groups(z, 3)) == _partition(plain)
+
+
+def _naive_mdav(z: np.ndarray, k: int) -> np.ndarray:
+    """Textbook MDAV, one record at a time (ties: first record in the original order)."""
+    rem = list(range(len(z)))
+    lab = np.full(len(z), -1)
+    g = 0
+
+    def d2(i: int, q: np.ndarray) -> float:
+        return float(((z[i] - q) ** 2).sum())
+
+    def group(q: np.ndarray) -> None:
+        nonlocal g
+        near = sorted(rem, key=lambda i: (d2(i, q), i))[:k]
+        for i in near:
+            lab[i] = g
+            rem.remove(i)
+        g += 1
+
+    while len(rem) >= 3 * k:
+        c = z[rem].mean(axis=0)
+        r = max(rem, key=lambda i: (d2(i, c), -i))
+        s = max(rem, key=lambda i: (d2(i, z[r]), -i))
+        xr = z[r].copy()
+        group(xr)
+        if s not in rem:  # s fell into r's group (ties): the farthest remaining one
+            s = max(rem, key=lambda i: (d2(i, xr), -i))
+        group(z[s].copy())
+    if len(rem) >= 2 * k:
+        c = z[rem].mean(axis=0)
+        group(z[max(rem, key=lambda i: (d2(i, c), -i))].copy())
+    lab[rem] = g
+    return lab
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(6, 80), k=st.integers(2, 4), seed=st.integers(0, 999))
+def test_scan_equals_textbook_mdav_with_ties(n, k, seed):
+    # integer coordinates: many exactly equal distances; the scan resolves them as the textbook
+    # version (first record in the original order)
+    z = np.random.default_rng(seed).integers(0, 5, size=(n, 2)).astype(float)
+    assert _partition(mdav_groups(z, k)) == _partition(_naive_mdav(z, k))
+
+
+def test_mdav_progress_bar(monkeypatch):
+    monkeypatch.setattr(progress, "MIN_SECONDS", 0.0)
+    z = _std(RNG.normal(size=(600, 2)))
+    df = pd.DataFrame(z, columns=["a", "b"])
+    for call in (lambda p: mdav_groups(z, 3, progress=p),
+                 lambda p: microaggregation(df, ["a", "b"], k=3, progress=p)):
+        buf = io.StringIO()
+        monkeypatch.setattr(sys, "stderr", buf)
+        call(True)
+        assert buf.getvalue().startswith("\rMDAV [") and "600/600" in buf.getvalue()
+        buf = io.StringIO()
+        monkeypatch.setattr(sys, "stderr", buf)
+        call(False)
+        assert buf.getvalue() == ""
 
 
 @settings(max_examples=40, deadline=None)
@@ -67,7 +144,7 @@ def test_mdav_group_sizes(n, k, p, seed):
 
 def test_large_index_group_sizes_with_ties():
     z = RNG.integers(0, 4, size=(3000, 2)).astype(float)  # massive ties
-    sizes = np.bincount(mdav_groups(z, 4))
+    sizes = np.bincount(_tree_then_scan(z, 4, 0))
     assert sizes.min() >= 4 and sizes.max() <= 7 and sizes.sum() == 3000
 
 

@@ -288,3 +288,22 @@ def test_permutations(data: st.DataObject) -> None:
         w = np.array([math.factorial(m - k) for k in range(1, m)], dtype=float)
         np.testing.assert_array_equal(rs.msu_counts.to_numpy(), r.msu_counts.to_numpy()[:, :-1])
         np.testing.assert_array_equal(rs.score.to_numpy(), rs.msu_counts.to_numpy() @ w)
+
+
+def test_progress_bar(monkeypatch):
+    import io
+    import sys
+
+    from sdcsession import progress
+
+    monkeypatch.setattr(progress, "MIN_SECONDS", 0.0)
+    df = pd.DataFrame({"a": list("xxyyz"), "b": list("uvuvu"), "c": list("ppqqp")})
+    buf = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buf)
+    on = suda2(df, ["a", "b", "c"], progress=True)
+    assert buf.getvalue().startswith("\rSUDA2 subsets [") and buf.getvalue().endswith("\n")
+    buf = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buf)
+    off = suda2(df, ["a", "b", "c"], progress=False)
+    assert buf.getvalue() == ""
+    pd.testing.assert_series_equal(on.score, off.score)

@@ -229,3 +229,30 @@ def test_bad_specs_and_columns():
         indicator_ci(df, "mean:x", method="jackknife")
     with pytest.raises(ParameterError):
         weighted_quantile([1.0], q=1.5)
+
+
+def test_progress_bar(monkeypatch):
+    import io
+    import sys
+
+    from sdcsession import progress
+    from sdcsession.utility.benchmark import compare_indicators, indicator_ci
+
+    monkeypatch.setattr(progress, "MIN_SECONDS", 0.0)
+    df = pd.DataFrame({"x": np.random.default_rng(4).lognormal(size=300)})
+    buf = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buf)
+    t_on = compare_indicators(df, df, ["mean:x", "gini:x"], seed=1, n_boot=20, progress=True)
+    # one bar over 2 files x 2 indicators x 20 replicates
+    assert buf.getvalue().startswith("\rbootstrap [") and "80/80" in buf.getvalue()
+    assert buf.getvalue().count("\n") == 1
+    buf = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buf)
+    ci = indicator_ci(df, "gini:x", seed=1, n_boot=20, progress=True)
+    assert buf.getvalue().startswith("\rbootstrap gini(x) [") and "20/20" in buf.getvalue()
+    buf = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buf)
+    t_off = compare_indicators(df, df, ["mean:x", "gini:x"], seed=1, n_boot=20, progress=False)
+    assert indicator_ci(df, "gini:x", seed=1, n_boot=20, progress=False).equals(ci)
+    assert buf.getvalue() == ""
+    pd.testing.assert_frame_equal(t_on, t_off)

@@ -316,3 +316,23 @@ def test_bad_input():
         gdu(o, o, weights={"y": 1.0})
     with pytest.raises(MeasureError, match="recoded"):
         gdu(o, o, recoded=["nope"])
+
+
+def test_progress_bar(monkeypatch):
+    import io
+    import sys
+
+    from sdcsession import progress
+
+    monkeypatch.setattr(progress, "MIN_SECONDS", 0.0)
+    rng = np.random.default_rng(3)
+    o = pd.DataFrame({"x": rng.normal(size=200), "y": rng.normal(size=200),
+                      "z": rng.normal(size=200)})
+    buf = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buf)
+    on = gdu(o, o, progress=True)
+    assert buf.getvalue().startswith("\rGDU pairs [") and "3/3" in buf.getvalue()
+    buf = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buf)
+    off = gdu(o, o, progress=False)
+    assert buf.getvalue() == "" and on.gdu == off.gdu == 1.0
