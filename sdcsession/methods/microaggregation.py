@@ -26,6 +26,8 @@ Methods
     have sizes k..2k−1, so ``best[j] = min_{s=k..2k−1} best[j−s] + SSE(j−s, j)`` (prefix sums give
     SSE in O(1)); computed k entries at a time (O(n·k) work in n/k vectorised steps).
 
+Notes
+-----
 Speed of MDAV. A naive MDAV scans all remaining records four times per pair of groups: O(n²/k).
 Here the standardised records are stored in the leaves (≈ √n records each) of a median-split
 tree, each leaf with its centre and a covering radius. Farthest-point and k-nearest queries are
@@ -572,12 +574,14 @@ def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *
 
     Parameters
     ----------
-    data : the microdata (not modified). columns : numeric columns.
-    k : minimum group size (≥ 2). method : ``"mdav"``, ``"individual_ranking"``, ``"single"``,
-    ``"optimal_univariate"``. strata : columns within whose categories to work separately.
-    aggregate : ``"mean"`` or ``"median"``. sort_by : the sort variable of ``"single"``.
-    progress : progress bar for MDAV (None: automatic — on in terminals and notebooks, off in CI
-    and redirected output; see :mod:`sdcsession.progress`).
+    data : the microdata (not modified).
+    columns : numeric columns.
+    k : minimum group size (≥ 2).
+    method : ``"mdav"``, ``"individual_ranking"``, ``"single"`` or ``"optimal_univariate"``.
+    strata : columns within whose categories to work separately.
+    aggregate : ``"mean"`` or ``"median"``.
+    sort_by : the sort variable of ``"single"``.
+    progress : progress bar for MDAV; None is automatic (on in terminals and notebooks, off in CI).
 
     Returns the new DataFrame (treated columns float64) and notes: ``n_groups`` (per column for
     univariate methods), ``group_sizes`` ({size: number of groups}), ``sse_std``/``sst_std``
