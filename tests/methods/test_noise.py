@@ -102,3 +102,21 @@ def test_treatment_and_bad_input():
                      ("cat", "must be numeric")):
         with pytest.raises(TreatmentError, match=msg):
             AddNoise([col]).check(df, None)
+
+
+def test_robust_distance_subsample_for_large_n(monkeypatch):
+    """Above SUBSAMPLE records the MCD is fitted on a systematic subsample: the outliers are still
+    found and the bulk keeps chi-squared(0.5) median distance."""
+    import numpy as np
+
+    from sdcsession.methods import noise
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(5000, 3))
+    x[:25] += 40.0
+    full = noise.robust_distance(x)
+    monkeypatch.setattr(noise, "SUBSAMPLE", 1000)
+    sub = noise.robust_distance(x)
+    assert (sub[:25] > 100).all() and (full[:25] > 100).all()
+    assert np.median(sub) == pytest.approx(np.median(full), rel=1e-9)  # both scaled to chi2 median
+    assert np.corrcoef(sub[25:], full[25:])[0, 1] > 0.95
