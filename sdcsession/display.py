@@ -139,7 +139,7 @@ def session_html(s: SdcSession) -> str:
 
 def history_text(steps: Sequence[Step]) -> str:
     """One line per step."""
-    return "\n".join(("  " * 0) + st.describe() + (f"  [{st.seconds:.3f}s]" if st.treatment else "")
+    return "\n".join(st.describe() + (f"  [{st.seconds:.3f}s]" if st.treatment else "")
                      for st in steps)
 
 

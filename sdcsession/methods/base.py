@@ -32,7 +32,8 @@ import pandas as pd
 from ..errors import ParameterError, RecipeError, TreatmentError
 from ..roles import Roles
 
-__all__ = ["Treatment", "Result", "TREATMENTS", "require_columns", "to_jsonable", "freeze"]
+__all__ = ["Treatment", "Result", "TREATMENTS", "require_columns", "to_jsonable", "freeze",
+           "param_names"]
 
 #: tag -> Treatment subclass
 TREATMENTS: dict[str, type[Treatment]] = {}
@@ -90,6 +91,31 @@ class Result:
     data: pd.DataFrame
     roles: Roles | None = None
     notes: dict[str, Any] = attrs.field(factory=dict)
+
+
+def param_names(value: Any, what: str, *, required: bool = False,
+                unique: bool = True) -> tuple[str, ...]:
+    """Column names of a treatment parameter as a tuple, or :class:`ParameterError`.
+
+    ``required``: at least one name; ``unique``: no name twice.
+
+    >>> param_names("a", "columns"), param_names(None, "strata")
+    (('a',), ())
+    """
+    from ..errors import RoleError
+    from ..roles import as_names
+
+    try:
+        names = as_names(value, what)
+    except RoleError as e:
+        raise ParameterError(str(e)) from None
+    if required and not names:
+        raise ParameterError(f"{what}: expected at least one column name")
+    if unique:
+        rep = sorted({n for n in names if names.count(n) > 1})
+        if rep:
+            raise ParameterError(f"{what}: column(s) {rep} named more than once")
+    return names
 
 
 def require_columns(data: pd.DataFrame, columns: tuple[str, ...] | list[str], what: str) -> None:

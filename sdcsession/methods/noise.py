@@ -60,9 +60,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import ParameterError, RoleError, TreatmentError
-from ..roles import Roles, as_names
-from .base import Result, Treatment, require_columns
+from ..errors import ParameterError, TreatmentError
+from ..roles import Roles
+from .base import Result, Treatment, param_names, require_columns
 
 __all__ = ["add_noise", "AddNoise", "NOISE_METHODS", "robust_distance"]
 
@@ -72,24 +72,11 @@ NOISE_METHODS = ("additive", "correlated", "correlated2", "outliers", "romm")
 # --------------------------------------------------------------------------- shared helpers
 def _names(value: Any, what: str) -> tuple[str, ...]:
     """Column names as a non-empty tuple, or :class:`ParameterError`."""
-    try:
-        names = as_names(value, what)
-    except RoleError as e:
-        raise ParameterError(str(e)) from None
-    if not names:
-        raise ParameterError(f"{what}: expected at least one column name")
-    if len(set(names)) != len(names):
-        raise ParameterError(f"{what}: column(s) named more than once in {list(names)}")
-    return names
+    return param_names(value, what, required=True)
 
 
 def _opt_names(value: Any, what: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    try:
-        return as_names(value, what)
-    except RoleError as e:
-        raise ParameterError(str(e)) from None
+    return param_names(value, what, unique=False)
 
 
 def _fraction(value: Any, what: str) -> float:

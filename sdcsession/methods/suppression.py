@@ -32,28 +32,14 @@ import pandas as pd
 from ..errors import ParameterError, SdcWarning, TreatmentError
 from ..roles import Roles
 from ._kanon_core import compat_sum, solve
-from .base import Result, Treatment, require_columns, to_jsonable
+from .base import Result, Treatment, param_names, require_columns, to_jsonable
 
 __all__ = ["local_suppression", "suppress_by_risk", "LocalSuppression", "SuppressByRisk"]
 
 
 # ----------------------------------------------------------------------------- helpers
 def _names(value: Any, what: str) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return (value,)
-    try:
-        names = tuple(value)
-    except TypeError:
-        raise ParameterError(f"{what}: expected a list of column names, got {value!r}") from None
-    for n in names:
-        if not isinstance(n, str):
-            raise ParameterError(f"{what}: expected column names (str), got {n!r}")
-    rep = sorted({n for n in names if names.count(n) > 1})
-    if rep:
-        raise ParameterError(f"{what}: variable(s) {rep} named more than once")
-    return names
+    return None if value is None else param_names(value, what)
 
 
 def _check_k(k: Any) -> float:
