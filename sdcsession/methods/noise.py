@@ -27,9 +27,16 @@ column j, ``Σ`` the sample covariance matrix, ``x̄`` the column means):
     Random orthogonal matrix masking (Ting, Fienberg & Trottini 2008): ``Z = A·X`` with A a
     random orthogonal matrix such that ``A·1 = 1``; then ``1'Z = 1'X`` and ``Z'Z = X'X``: means
     and the covariance matrix are preserved *exactly*. An n×n matrix is impossible for large n, so
-    the records are split at random into blocks of ``block`` records and each block gets its own
-    A = H'·diag(1, B)·H (H the Helmert basis, B a (b−1)×(b−1) orthogonal matrix: the Q factor of
-    ``I + noise·G``, G standard normal; small ``noise`` = small perturbation, large = Haar-like).
+    the records are split at random into blocks of ``block`` records (the remainder joins the last
+    block) and each block gets its own A = H'·diag(1, B)·H, H the Helmert basis (first row
+    ``1'/sqrt(b)``) and B a random rotation of the d = b − 1 contrasts:
+    ``B = R_1·R_2 ⋯ R_{d−1}``, where R_k rotates, within coordinates k…d, the axis e_k onto the
+    direction of ``v_k = e_k + noise·g_k`` (g_k standard normal on those coordinates) in the plane
+    of e_k and v_k, leaving the orthogonal complement of that plane fixed. ``noise = 0`` gives
+    B = I (nothing changes); small ``noise`` small rotations; as ``noise → ∞`` each v_k has a
+    uniform direction and B is Haar-distributed on SO(d) (Stewart 1980's construction, with plane
+    rotations instead of reflections). Each R_k is applied to the block as a rank-two update, so
+    the cost is O(b²·p) per block and no b×b matrix is ever formed.
     Block-wise preservation implies global preservation of the means and covariance.
 
 Missing values stay missing. ``sd_j`` and ``Σ`` are computed from the observed values (Σ from the
@@ -40,7 +47,8 @@ they are (the notes count them).
 References: Brand, R. (2002) Microdata protection through noise addition, LNCS 2316, 97–116.
 Kim, J. (1986) A method for limiting disclosure in microdata based on random noise and
 transformation, Proc. ASA SRM, 370–374. Ting, D., Fienberg, S. E. & Trottini, M. (2008) Random
-orthogonal matrix masking methodology for microdata release, IJICS 2, 86–105.
+orthogonal matrix masking methodology for microdata release, IJICS 2, 86–105. Stewart, G. W.
+(1980) The efficient generation of random orthogonal matrices, SIAM J. Numer. Anal. 17, 403–409.
 
 Example
 -------
@@ -205,13 +213,37 @@ def _mahalanobis2(x: np.ndarray, mu: np.ndarray, cov: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- kernel
-def _haar_like(rng: np.random.Generator, m: int, b: int, noise: float) -> np.ndarray:
-    """m orthogonal b×b matrices: the Q factors of I + noise·G with sign-fixed R diagonal."""
-    g = np.eye(b)[None, :, :] + noise * rng.standard_normal((m, b, b))
-    q, r = np.linalg.qr(g)
-    sign = np.sign(np.diagonal(r, axis1=1, axis2=2))
-    sign[sign == 0] = 1.0
-    return q * sign[:, None, :]
+def _rotate_blocks(rng: np.random.Generator, y: np.ndarray, noise: float) -> np.ndarray:
+    """``B_i·y_i`` for each block i of ``y`` (m×d×p), B_i = R_1 ⋯ R_{d−1} drawn as in the module
+    docstring; the rotations are applied right to left as rank-two updates, vectorised over blocks.
+
+    With ``v = e_k + noise·g`` on coordinates k…d, ``c = v_k/‖v‖``, ``s = ‖v_{k+1:}‖/‖v‖`` and ŵ the
+    unit vector of ``v_{k+1:}``, R_k maps ``y_k ↦ c·y_k − s·(ŵ'y)`` and
+    ``y_{k+1:} ↦ y_{k+1:} + ŵ·((c − 1)·(ŵ'y) + s·y_k)``: the rotation by arccos c in the plane of e_k
+    and ŵ.
+    """
+    m, d, p = y.shape
+    yt = np.ascontiguousarray(np.swapaxes(y, 1, 2))  # (m, p, d): contrasts contiguous
+    sizes = np.arange(d, 1, -1)  # dimension of the subspace of R_1 … R_{d−1}
+    offs = np.concatenate([[0], np.cumsum(sizes)])
+    g = rng.standard_normal((m, int(offs[-1])))
+    g *= noise
+    for k in range(d - 2, -1, -1):  # loop over the d − 1 rotations, vectorised over blocks
+        v = g[:, offs[k]:offs[k + 1]]
+        v0 = v[:, 0] + 1.0
+        w = v[:, 1:]
+        wn2 = np.einsum("ij,ij->i", w, w)
+        norm = np.sqrt(wn2 + v0 * v0)
+        wn = np.sqrt(wn2)
+        c = v0 / norm
+        s = wn / norm
+        what = w / np.where(wn > 0, wn, 1.0)[:, None]
+        yk = yt[:, :, k]
+        t = (yt[:, :, k + 1:] @ what[:, :, None])[:, :, 0]
+        coef = (c - 1.0)[:, None] * t + s[:, None] * yk
+        yt[:, :, k + 1:] += coef[:, :, None] * what[:, None, :]
+        yt[:, :, k] = c[:, None] * yk - s[:, None] * t
+    return np.swapaxes(yt, 1, 2)
 
 
 def _helmert(b: int) -> np.ndarray:
@@ -241,15 +273,14 @@ def _romm(x: np.ndarray, noise: float, block: int, rng: np.random.Generator) -> 
         xb = x[idx]  # (regular, block, p)
         h = _helmert(block)
         y = h @ xb
-        q = _haar_like(rng, regular, block - 1, noise)
-        y[:, 1:, :] = q @ y[:, 1:, :]
+        y[:, 1:, :] = _rotate_blocks(rng, y[:, 1:, :], noise)
         out[idx] = h.T @ y
     if regular < len(sizes):
         idx = perm[regular * block:]
         b = len(idx)
         h = _helmert(b)
         y = h @ x[idx]
-        y[1:] = _haar_like(rng, 1, b - 1, noise)[0] @ y[1:]
+        y[1:] = _rotate_blocks(rng, y[None, 1:], noise)[0]
         out[idx] = h.T @ y
     return out
 

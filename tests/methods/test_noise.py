@@ -6,7 +6,7 @@ import pytest
 
 from sdcsession.errors import ParameterError, TreatmentError
 from sdcsession.methods.base import Treatment
-from sdcsession.methods.noise import AddNoise, add_noise, robust_distance
+from sdcsession.methods.noise import AddNoise, _rotate_blocks, add_noise, robust_distance
 
 N = 200_000
 SIGMA = np.array([[4.0, 1.2, 0.5], [1.2, 1.0, -0.3], [0.5, -0.3, 2.25]])
@@ -60,6 +60,31 @@ def test_romm_preserves_moments_exactly(data):
     assert np.allclose(out.mean(), sub.mean(), rtol=1e-10)
     assert np.allclose(out.cov(), sub.cov(), rtol=1e-9)
     assert notes["changed"]["a"] > 10_000
+
+
+def test_romm_noise_zero_changes_nothing(data):
+    sub = data.iloc[:1_003]
+    out, notes = add_noise(sub, ["a", "b", "c"], method="romm", noise=0.0,
+                           rng=np.random.default_rng(4))
+    assert np.allclose(out.to_numpy(), sub.to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_romm_rotations_are_orthogonal_and_scale_with_noise():
+    d = 9
+    eye = np.broadcast_to(np.eye(d), (4_000, d, d))
+    small = _rotate_blocks(np.random.default_rng(1), eye, 0.05)
+    big = _rotate_blocks(np.random.default_rng(1), eye, 1e8)
+    for b in (small, big):
+        assert np.abs(np.swapaxes(b, 1, 2) @ b - np.eye(d)).max() < 1e-13
+        assert np.allclose(np.linalg.det(b), 1.0)
+    assert np.abs(small - np.eye(d)).mean() < 0.05
+    # large noise: Haar on SO(d), so every column is uniform on the sphere: E u = 0, E u_i² = 1/d
+    for j in (0, d - 1):
+        u = big[:, :, j]
+        assert np.abs(u.mean(axis=0)).max() < 4 / np.sqrt(d * 4_000)
+        assert np.allclose((u ** 2).mean(axis=0), 1 / d, atol=0.012)
+    # entries of two columns are uncorrelated coordinate by coordinate: E u_i v_i = 0
+    assert np.abs((big[:, :, 0] * big[:, :, 1]).mean(axis=0)).max() < 4 / (d * np.sqrt(4_000))
 
 
 def test_outliers_only_perturbs_outliers():
