@@ -225,7 +225,9 @@ class Counter:
             nq = len(qs)
             inv = None
             if nq >= 4 and len(rows) * nq > 200_000:  # identical query rows: look up once
-                _, first, inv = np.unique(rows @ tb.mult, return_index=True, return_inverse=True)
+                inv, uq = pd.factorize(rows @ tb.mult)
+                first = np.empty(len(uq), np.int64)
+                first[inv[::-1]] = np.arange(len(inv) - 1, -1, -1)  # any member will do
                 rows = rows[first]
                 res = np.zeros((len(rows), nw))
             step = max(1, 4_000_000 // nq)
@@ -248,7 +250,7 @@ class Counter:
                 else:
                     res[a:a + step] = v
             if inv is not None:
-                out[qidx] += res[np.asarray(inv).ravel()]
+                out[qidx] += res[inv]
         return out
 
     # ----------------------------------------------------------------------------- updates
@@ -411,11 +413,10 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
     pcols = len(cols)
     active = np.ones(n, bool)
     weighted = not np.all(w == 1.0)
-    # persistent counter, updated incrementally after each round; weight columns: w, violator
-    # indicator, violator weight (so violators newly compatible with a move come from the same
-    # lookups as fk)
+    # persistent counter of all records, updated incrementally after each round; the violators
+    # (few after the first rounds) get their own counter per round (weights 1 and w)
     if cnt is None:
-        cnt = Counter(X, np.column_stack([w, np.zeros((n, 2))]), cols, cards)
+        cnt = Counter(X, w, cols, cards)
     vmask = np.zeros(n, bool)
     for _ in range(max_rounds):
         info.rounds += 1
@@ -430,7 +431,7 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
         vmask[vi] = True
         if len(vi) == 0:
             return cnt
-        cnt.sync(np.column_stack([w, vmask, vmask * w]))
+        vcnt = Counter(X[vi], np.column_stack([np.ones(len(vi)), w[vi]]), cols, cards)
         sub = X[vi][:, cols]
         cells, first, cell_of = _unique_rows(sub)
         nc = len(cells)
@@ -446,7 +447,8 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
             q = cell_rows[obs_t[t]].copy()
             q[:, cols[t]] = -1
             qs.append(q)
-        allc = cnt.count(np.concatenate(qs))
+        allq = np.concatenate(qs)
+        allc = np.column_stack([cnt.count(allq)[:, 0], vcnt.count(allq)])
         base_v = allc[:nc, 1:]  # violators compatible with the cell itself
         offs = np.cumsum([nc] + [len(o) for o in obs_t])
         gain = np.full((nc, pcols), -np.inf)
