@@ -8,8 +8,8 @@ sampling weights: ``Fk``).
 Counting (:class:`Counter`): the data rows are grouped by missing pattern ``Q`` (bit mask); for a
 query row of pattern ``P`` the compatible rows of pattern ``Q`` are those with the query's codes on
 the keys observed in both, ``S = K \\ (P | Q)``. For every pair ``(Q, S)`` the data rows of ``Q`` are
-encoded once on ``S`` (mixed radix), sorted and summed per code; queries are answered by binary
-search. Any number of query rows ("virtual" records with one more key suppressed, restored records,
+encoded once on ``S`` (mixed radix) and summed per code in a hash-indexed table; queries are
+answered by hash lookups. Any number of query rows ("virtual" records with one more key suppressed, restored records,
 ...) costs one vectorised lookup per pattern pair.
 
 The heuristic (:func:`solve`) is described in :func:`sdcsession.methods.suppression.local_suppression`.
@@ -70,17 +70,17 @@ class Counter:
     cards : number of categories per column of ``X`` (codes are ``< cards``).
 
     For a query pattern ``P`` (keys missing in the query) the data rows are encoded once on the
-    keys outside ``P``, a missing value being one more symbol, and summed per code (sorted codes
-    and sums). A query row is compatible with the data rows that carry its codes or the missing
+    keys outside ``P``, a missing value being one more symbol, and summed per code (distinct codes
+    in a hash index, sums with a zero row last that a miss gathers). A query row is compatible with the data rows that carry its codes or the missing
     symbol on each of those keys; one lookup per data missing pattern ``Q`` (restricted to the
     keys outside ``P``) with the query's codes replaced by the missing symbol on ``Q`` gathers them
     all. The codes of all ``Q`` are formed at once (``base + D @ B`` with ``B`` the pattern bits)
-    and looked up with one binary search per query pattern.
+    and looked up at once per query pattern.
 
     The tables persist: after values of ``X`` (or the weights) change, :meth:`sync` moves the
     weight of the changed rows from their old codes to their new ones in every cached table
-    (new codes are inserted), instead of re-encoding all rows. Tables not used since the previous
-    sync are dropped.
+    (new codes are appended), instead of re-encoding all rows. Tables not used during the last
+    ``KEEP`` syncs are dropped.
 
     Example
     -------
