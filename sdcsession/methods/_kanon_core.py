@@ -53,7 +53,7 @@ def _groups(pat: np.ndarray) -> dict[int, np.ndarray]:
 class _Table:
     """Data rows summed per code on the keys observed in a query pattern (missing = one symbol)."""
 
-    __slots__ = ("obs", "radix", "mult", "plain", "plan", "u", "s", "index", "gen", "fmat")
+    __slots__ = ("obs", "radix", "mult", "plain", "plan", "u", "s", "index", "gen")
 
     def __init__(self) -> None:
         self.gen = 0
@@ -123,7 +123,6 @@ class Counter:
             for r in tb.radix.tolist():
                 size *= int(r)
             tb.plain = size < _MAX_RADIX
-            tb.fmat = size < (1 << 52)
             mult = np.ones(len(obs), dtype=np.int64)
             if tb.plain:
                 for j in range(len(obs) - 2, -1, -1):
@@ -236,10 +235,8 @@ class Counter:
                 rw = rows[a:a + step]
                 base = rw @ tb.mult
                 D = (tb.radix - 1 - rw) * tb.mult
-                if tb.fmat:
-                    codes = base[:, None] + (D.astype(np.float64) @ B).astype(np.int64)
-                else:
-                    codes = base[:, None] + D @ B
+                # integer einsum: exact, and no BLAS threads (they stall on a loaded machine)
+                codes = base[:, None] + np.einsum("nk,kq->nq", D, B)
                 pos = tb.index.get_indexer(codes.ravel())  # -1 (miss) -> the zero row
                 if nw == 1:
                     v = s[pos, 0].reshape(len(rw), nq).sum(axis=1)[:, None]
