@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..progress import Bar
+
 __all__ = ["Counter", "SolveInfo", "solve", "compat_sum"]
 
 _MAX_RADIX = 1 << 62
@@ -401,7 +403,8 @@ def _csr(ids: np.ndarray) -> tuple[list[int], list[int]]:
 
 def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[int], k: float,
                     rank: np.ndarray, info: SolveInfo, order: list[tuple[np.ndarray, int]],
-                    max_rounds: int = 10_000, cnt: Counter | None = None) -> Counter:
+                    max_rounds: int = 10_000, cnt: Counter | None = None,
+                    bar: Bar | None = None) -> Counter:
     """Greedy rounds that suppress until every record of ``X`` has fk >= k on ``cols``.
 
     Returns the (persistent) counter of ``X`` on ``cols`` (weight column 0 = ``w``).
@@ -422,6 +425,8 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
         fk = cnt.count(X[idx])[:, 0]
         vi = idx[fk < k - 1e-9]
         fk_v = fk[fk < k - 1e-9]
+        if bar is not None:
+            bar.update(len(idx) - len(vi))
         active[:] = False
         active[vi] = True
         vmask[:] = False
@@ -791,13 +796,16 @@ def _involved(X: np.ndarray, J: np.ndarray, R: np.ndarray, V: np.ndarray,
 
 
 def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Sequence[int],
-          k: float, rank: np.ndarray | None = None, restore: bool = True) -> SolveInfo:
+          k: float, rank: np.ndarray | None = None, restore: bool = True,
+          bar: Bar | None = None) -> SolveInfo:
     """Suppress values of ``X`` (in place) until fk >= k on every key set, then restore extras.
 
     ``rank``: per column of ``X``, larger = less important (suppressed first); ``None`` = by gain.
     Records cannot be protected when the total weight is below k: then nothing is suppressed and
-    ``info.unresolvable`` counts the records.
+    ``info.unresolvable`` counts the records. ``bar`` advances by the records found safe, per key
+    set (``len(X)`` per key set in all).
     """
+    bar = bar if bar is not None else Bar(enabled=False)
     info = SolveInfo(np.zeros(X.shape, bool))
     if len(X) == 0:
         return info
@@ -811,7 +819,7 @@ def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Seq
     base = []
     for cols in ks:
         rk = None if rank is None else np.asarray(rank)[cols]
-        base.append(_suppress_phase(X, w, cols, cards, k, rk, info, order))
+        base.append(_suppress_phase(X, w, cols, cards, k, rk, info, order, bar=bar))
     if restore and info.suppressed.any():
         fks = _restore_phase(X, orig, w, ks, cards, k, None if rank is None else np.asarray(rank),
                              info, order, base)

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError, SdcWarning, TreatmentError
+from ..progress import Bar
 from ..roles import Roles
 from ._kanon_core import compat_sum, solve
 from .base import Result, Treatment, param_names, require_columns, to_jsonable
@@ -117,6 +118,7 @@ def local_suppression(
     household: str | None = None,
     household_keys: Sequence[str] | None = None,
     restore: bool = True,
+    progress: bool | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Suppress key values (set them missing) until every record has fk >= k.
 
@@ -152,7 +154,8 @@ def local_suppression(
     constant within every household): a household-level value suppressed for one member is
     suppressed for all members. A stratum with fewer than k records (total weight below k) cannot
     be protected: nothing is suppressed there, an :class:`SdcWarning` says so and ``notes`` report
-    the records left (``unresolvable``).
+    the records left (``unresolvable``). ``progress``: a bar counting the records found safe (None:
+    automatic, see :mod:`sdcsession.progress`).
 
     Returns ``(new_df, notes)`` with notes ``suppressed`` (per key), ``total``,
     ``violations_after``, ``unresolvable``, ``restored`` (suppressions removed by the second pass),
@@ -208,9 +211,10 @@ def local_suppression(
     bad_strata = 0
     viol = np.zeros(len(df), bool)
     exact = True  # the solver's final recount is exact unless suppressions are added afterwards
+    bar = Bar(len(df) * len(keysets), desc="local suppression", enabled=progress)
     for g in groups:
         Xg = X[g]
-        info = solve(Xg, w_all[g], keysets, cards, kk, rank=rank, restore=restore)
+        info = solve(Xg, w_all[g], keysets, cards, kk, rank=rank, restore=restore, bar=bar)
         X[g] = Xg
         if info.violators is None:
             exact = False
@@ -221,6 +225,7 @@ def local_suppression(
         if info.unresolvable:
             unresolvable += info.unresolvable
             bad_strata += 1
+    bar.close()
     new_mask = (X < 0) & ~orig_missing
     notes: dict[str, Any] = {}
     if household is not None:

@@ -315,3 +315,25 @@ def test_counter_incremental_sync_matches_brute_force(seed, big):
         if r % 2:
             W = rng.integers(1, 3, (n, 2)).astype(float)
         cnt.sync(W if r % 2 else None)
+
+
+def test_progress_bar_counts_records_found_safe(monkeypatch):
+    import io
+    import sys
+
+    from sdcsession import progress
+
+    monkeypatch.setattr(progress, "MIN_SECONDS", 0.0)
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"a": rng.integers(0, 6, 300).astype(str),
+                       "b": rng.integers(0, 6, 300).astype(str),
+                       "c": rng.integers(0, 4, 300).astype(str)})
+    buf = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buf)
+    local_suppression(df, ["a", "b", "c"], k=3, progress=True)
+    text = buf.getvalue()
+    assert text.startswith("\rlocal suppression [") and "300/300" in text
+    buf = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", buf)
+    local_suppression(df, ["a", "b", "c"], k=3, progress=False)
+    assert buf.getvalue() == ""
