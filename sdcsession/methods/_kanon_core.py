@@ -55,10 +55,35 @@ def _groups(pat: np.ndarray) -> dict[int, np.ndarray]:
 class _Table:
     """Data rows summed per code on the keys observed in a query pattern (missing = one symbol)."""
 
-    __slots__ = ("obs", "radix", "mult", "plain", "plan", "u", "s", "index", "gen")
+    __slots__ = ("obs", "radix", "mult", "plain", "plan", "u", "s", "index", "gen", "us", "uord")
+
+    #: small tables and few needles: binary search (pandas' hash lookup has a fixed cost of some
+    #: 100 µs per call); otherwise hashing, several times faster than searching
+    SMALL = 8_192
 
     def __init__(self) -> None:
         self.gen = 0
+        self.index: pd.Index | None = None
+        self.us: np.ndarray | None = None
+
+    def reset(self) -> None:
+        """Forget the lookup structures (after codes were appended to ``u``)."""
+        self.index = None
+        self.us = None
+
+    def lookup(self, codes: np.ndarray) -> np.ndarray:
+        """Row of each code in ``u``, -1 when absent (hash index or binary search, built lazily)."""
+        if len(codes) <= self.SMALL and len(self.u) <= self.SMALL:
+            if self.us is None:
+                self.uord = np.argsort(self.u, kind="stable")
+                self.us = self.u[self.uord]
+            if len(self.us) == 0:
+                return np.full(len(codes), -1, np.int64)
+            pos = np.minimum(np.searchsorted(self.us, codes), len(self.us) - 1)
+            return np.where(self.us[pos] == codes, self.uord[pos], -1)
+        if self.index is None:
+            self.index = pd.Index(self.u)
+        return self.index.get_indexer(codes)
 
 
 class Counter:
@@ -132,7 +157,6 @@ class Counter:
             tb.mult = mult
             if tb.plain:
                 inv, tb.u = pd.factorize(self._codes(self.snapf, tb))
-                tb.index = pd.Index(tb.u)
                 # sums per code plus a zero row last, so that a miss (-1) gathers 0
                 tb.s = self._sums(inv, len(tb.u) + 1, self.W)
             else:
@@ -239,7 +263,7 @@ class Counter:
                 D = (tb.radix - 1 - rw) * tb.mult
                 # integer einsum: exact, and no BLAS threads (they stall on a loaded machine)
                 codes = base[:, None] + np.einsum("nk,kq->nq", D, B)
-                pos = tb.index.get_indexer(codes.ravel())  # -1 (miss) -> the zero row
+                pos = tb.lookup(codes.ravel())  # -1 (miss) -> the zero row
                 if nw == 1:
                     v = s[pos, 0].reshape(len(rw), nq).sum(axis=1)[:, None]
                 else:
@@ -290,18 +314,18 @@ class Counter:
             # rows keeping their code: weight difference only
             same = np.flatnonzero(~moved & wch)
             if len(same):
-                pos = tb.index.get_indexer(oc[same])
+                pos = tb.lookup(oc[same])
                 dw = newW[same] - oldW[same]
                 for j in range(tb.s.shape[1]):
                     tb.s[:, j] += np.bincount(pos, weights=dw[:, j], minlength=m)
             sel = np.flatnonzero(moved)
             if len(sel) == 0:
                 continue
-            pos = tb.index.get_indexer(oc[sel])
+            pos = tb.lookup(oc[sel])
             for j in range(tb.s.shape[1]):
                 tb.s[:, j] -= np.bincount(pos, weights=oldW[sel, j], minlength=m)
             ncs = nc[sel]
-            pos = tb.index.get_indexer(ncs)
+            pos = tb.lookup(ncs)
             found = pos >= 0
             fs = sel[found]
             for j in range(tb.s.shape[1]):
@@ -311,7 +335,7 @@ class Counter:
                 inv, nu = pd.factorize(ncs[~found])
                 add = self._sums(inv, len(nu), newW[sel[~found]])
                 tb.u = np.concatenate([tb.u, nu])
-                tb.index = pd.Index(tb.u)
+                tb.reset()
                 tb.s = np.concatenate([tb.s[:-1], add, tb.s[-1:]])
         self.snap[R] = new
         self.snapf[R] = newf
