@@ -55,6 +55,8 @@ def main() -> None:
     rng = np.random.default_rng(0)
     rows = [
         ("add_noise additive", lambda: add_noise(big, NUM, noise=0.5, rng=rng)),
+        ("add_noise correlated", lambda: add_noise(big, NUM, method="correlated", noise=0.5,
+                                                   rng=rng)),
         ("add_noise correlated2", lambda: add_noise(big, NUM, method="correlated2", noise=0.5,
                                                     rng=rng)),
         ("add_noise romm", lambda: add_noise(big, NUM, method="romm", noise=0.5, rng=rng)),
