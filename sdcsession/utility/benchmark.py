@@ -28,6 +28,7 @@ Example
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,7 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import MeasureError, ParameterError
+from ..errors import MeasureError, ParameterError, SdcWarning
 from ..progress import Bar
 
 __all__ = [
@@ -276,11 +277,18 @@ def gini(values: Any, weights: Any = None, *, by: Any = None, na_rm: bool = Fals
         G = (2 Σ_i w_i x_i Σ_{j≤i} w_j − Σ_i w_i² x_i) / (Σ_i w_i · Σ_i w_i x_i) − 1
 
     (EU-SILC definition; Alfons & Templ 2013). Returns a float, or a Series per group of ``by``.
+    The coefficient is defined for non-negative values; negative values (losses) are used as they
+    are, as laeken does, but an :class:`SdcWarning` says how many there are, since G may then
+    leave [0, 1].
 
     >>> round(gini([0.0, 0.0, 0.0, 1.0]), 6)
     0.75
     """
     x, w, g = _prepare(values, weights, by, na_rm)
+    neg = int((x < 0).sum())
+    if neg:
+        warnings.warn(f"gini: {neg} negative values; the Gini coefficient assumes non-negative "
+                      "values and may leave [0, 1]", SdcWarning, stacklevel=2)
     return _by(_k_gini, [x], w, g, "gini")
 
 

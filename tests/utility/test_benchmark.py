@@ -9,7 +9,7 @@ from conftest import load, reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcsession.errors import MeasureError, ParameterError
+from sdcsession.errors import MeasureError, ParameterError, SdcWarning
 from sdcsession.utility.benchmark import (
     Indicator,
     arpr,
@@ -86,6 +86,14 @@ def test_gini_by_hand():
     assert gini([5.0, 5.0, 5.0]) == pytest.approx(0.0, abs=1e-15)
     # integer weights act like replicated records up to the sum w^2 x term
     assert gini([1.0, 3.0], [2.0, 1.0]) == pytest.approx((2 * (2 * 2 + 3 * 3) - (4 + 3)) / (3 * 5) - 1)
+
+
+def test_gini_warns_on_negative_values():
+    x = np.array([-4.0, 1.0, 2.0, 3.0])
+    expected = (2 * np.sum(x * np.arange(1, 5)) - x.sum()) / (4 * x.sum()) - 1
+    with pytest.warns(SdcWarning, match="1 negative values"):
+        g = gini(x)
+    assert g == pytest.approx(expected, rel=1e-14) and g > 1  # laeken's value, outside [0, 1]
 
 
 def test_by_returns_series_per_group():
