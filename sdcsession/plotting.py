@@ -159,6 +159,34 @@ def to_png(fig: Figure, *, dpi: int = 110) -> bytes:
 
 
 # ---------------------------------------------------------------------------------- R-U map
+def _place_labels(ax: Axes, names: list[str], x: np.ndarray, y: np.ndarray,
+                  fontsize: float = 8.5) -> None:
+    """Annotate points, moving a label to another side of its point when its box would overlap
+    one already placed (greedy, in display units; boxes estimated from the text length)."""
+    to_px = ax.figure.dpi / 72.0
+    pts = ax.transData.transform(np.column_stack([x, y])) if len(x) else np.zeros((0, 2))
+    w_char, h = 0.56 * fontsize * to_px, 1.15 * fontsize * to_px
+    tries = [(6, 5, "left"), (6, -12, "left"), (-6, 5, "right"), (-6, -12, "right"),
+             (6, 16, "left"), (6, -23, "left"), (-6, 16, "right"), (-6, -23, "right")]
+    placed: list[tuple[float, float, float, float]] = []
+    for name, (px, py), xv, yv in zip(names, pts, x, y):
+        wd = w_char * len(name)
+        choice = tries[0]
+        for dx, dy, ha in tries:
+            x0 = px + dx * to_px - (wd if ha == "right" else 0.0)
+            y0 = py + dy * to_px
+            box = (x0, y0, x0 + wd, y0 + h)
+            if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
+                       for b in placed):
+                choice = (dx, dy, ha)
+                break
+        dx, dy, ha = choice
+        x0 = px + dx * to_px - (wd if ha == "right" else 0.0)
+        placed.append((x0, py + dy * to_px, x0 + wd, py + dy * to_px + h))
+        ax.annotate(name, (xv, yv), xytext=(dx, dy), textcoords="offset points", ha=ha,
+                    fontsize=fontsize, color="#222222")
+
+
 def ru_map(data: Any, *more: Any, risk: str = "expected_reidentifications",
            loss: str | None = None, ax: Axes | None = None, labels: bool = True,
            frontier: bool = True, anchors: bool = True, threshold: float | None = None) -> Axes:
@@ -171,6 +199,8 @@ def ru_map(data: Any, *more: Any, risk: str = "expected_reidentifications",
     cells for suppressions, else at the right edge, marked with an arrow). The non-dominated
     scenarios (:func:`sdcsession.compare.frontier`) are joined by the frontier staircase, the
     dominated ones are drawn hollow. ``threshold`` draws the maximum tolerable risk.
+    ``anchors=False`` leaves the anchors out and zooms on the scenarios. Labels that would overlap
+    are moved to another side of their point.
 
     ``data`` is the DataFrame of :func:`sdcsession.compare.compare` or sessions/steps (compared
     with the default measures). ``loss=None`` picks λ, else IL1s, else suppressions.
@@ -210,23 +240,35 @@ def ru_map(data: Any, *more: Any, risk: str = "expected_reidentifications",
         fy = pd.to_numeric(front[risk]).to_numpy(float)
         ax.step(fx, fy, where="post", color=color, linewidth=1.2, alpha=0.8, zorder=2,
                 label="frontier")
-    if labels:
-        for i in np.flatnonzero(ok):
-            ax.annotate(names[i], (x[i], y[i]), xytext=(6, 5), textcoords="offset points",
-                        fontsize=8.5, color="#222222")
     orig = df.attrs.get("original") or {}
     xmax = float(np.nanmax(x)) if ok.any() else 1.0
+    r0 = orig.get(risk) if anchors else None
+    r0 = None if r0 is None or pd.isna(r0) else float(r0)
+    bound = (df.attrs.get("loss_max") or {}).get(loss)
+    if bound is None and loss in ("lambda", "il_correl"):
+        bound = 1.0
+    xr = float(bound) if bound is not None else max(xmax, 1e-12) * 1.25
+    # axis limits first (label placement needs them)
     if anchors:
-        r0 = orig.get(risk)
-        if r0 is not None and not pd.isna(r0):
+        ax.set_xlim(min(0.0, np.nanmin(x) if ok.any() else 0.0) - 0.02 * max(xmax, xr, 1e-12),
+                    1.04 * max(xmax, xr, 1e-12))
+        ytop = max(float(np.nanmax(y)) if ok.any() else 1.0, r0 or 0.0, threshold or 0.0,
+                   1e-12)
+        ax.set_ylim(-0.04 * ytop, 1.08 * ytop)
+    elif ok.any():  # zoom on the scenarios
+        yv = y[ok] if threshold is None else np.append(y[ok], threshold)
+        for lim, v in ((ax.set_xlim, x[ok]), (ax.set_ylim, yv)):
+            lo, hi = float(v.min()), float(v.max())
+            pad = 0.08 * (hi - lo) if hi > lo else 0.1 * max(abs(hi), 1e-12)
+            lim(lo - pad, hi + 1.5 * pad)
+    if labels:
+        _place_labels(ax, [names[i] for i in np.flatnonzero(ok)], x[ok], y[ok])
+    if anchors:
+        if r0 is not None:
             ax.scatter([0.0], [r0], marker="*", s=150, color=ORIGINAL_COLOR, zorder=4,
                        label="original data")
             ax.annotate("original data", (0.0, r0), xytext=(6, -12), textcoords="offset points",
                         fontsize=8.5, color=ORIGINAL_COLOR)
-        bound = (df.attrs.get("loss_max") or {}).get(loss)
-        if bound is None and loss in ("lambda", "il_correl"):
-            bound = 1.0
-        xr = float(bound) if bound is not None else max(xmax, 1e-12) * 1.25
         ax.scatter([xr], [0.0], marker="X", s=80, color=ORIGINAL_COLOR, zorder=4,
                    label="no release")
         txt = "no release" if bound is not None else "no release →"
@@ -238,9 +280,6 @@ def ru_map(data: Any, *more: Any, risk: str = "expected_reidentifications",
     ax.set_xlabel(f"information loss: {_label(loss)}  →")
     ax.set_ylabel(f"disclosure risk: {_label(risk)}  →")
     ax.set_title("Risk–utility map", loc="left", fontsize=11)
-    ax.set_xlim(left=min(0.0, np.nanmin(x) if ok.any() else 0.0) - 0.02 * max(xmax, 1e-12))
-    ytop = max(float(np.nanmax(y)) if ok.any() else 1.0, float(orig.get(risk) or 0.0), 1e-12)
-    ax.set_ylim(-0.04 * ytop, 1.08 * ytop)
     ax.legend(fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.14),
               ncol=3)
     _thousands(ax.yaxis)

@@ -85,6 +85,23 @@ def test_ru_map_from_sessions_and_unbounded_loss(scen):
         P.ru_map(compare(s), loss="nope")
 
 
+def test_ru_map_zoom_without_anchors_and_labels_do_not_overlap():
+    t = pd.DataFrame({"scenario": ["alpha", "beta", "gamma", "far"],
+                      "expected_reidentifications": [50.0, 50.2, 49.9, 80.0],
+                      "lambda": [0.300, 0.301, 0.302, 0.5]})
+    ax = P.ru_map(t, anchors=False, frontier=False)
+    lo, hi = ax.get_xlim()
+    assert 0.25 < lo < 0.3 and 0.5 < hi < 0.6  # zoomed on the scenarios, not from 0
+    lo, hi = ax.get_ylim()
+    assert 45 < lo < 49.9 and 80 < hi < 90
+    ax.figure.canvas.draw()
+    boxes = [tx.get_window_extent() for tx in ax.texts]
+    assert [tx.get_text() for tx in ax.texts] == ["alpha", "beta", "gamma", "far"]
+    for i in range(len(boxes)):
+        for j in range(i):
+            assert not boxes[i].overlaps(boxes[j]), (ax.texts[i].get_text(), ax.texts[j].get_text())
+
+
 def test_ru_map_draws_into_given_axes(scen):
     fig, (ax1, ax2) = plt.subplots(1, 2)
     out = P.ru_map(compare(*scen), ax=ax2)
