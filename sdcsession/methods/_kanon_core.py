@@ -428,7 +428,7 @@ def _csr(ids: np.ndarray) -> tuple[list[int], list[int]]:
 def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[int], k: float,
                     rank: np.ndarray, info: SolveInfo, order: list[tuple[np.ndarray, int]],
                     max_rounds: int = 10_000, cnt: Counter | None = None,
-                    bar: Bar | None = None) -> Counter:
+                    bar: Bar | None = None, cost: np.ndarray | None = None) -> Counter:
     """Greedy rounds that suppress until every record of ``X`` has fk >= k on ``cols``.
 
     Returns the (persistent) counter of ``X`` on ``cols`` (weight column 0 = ``w``).
@@ -512,7 +512,8 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
             best = np.argmax(score, axis=1)
         else:
             tieb = fself / (fself.max() + 1.0)
-            score = np.where(np.isfinite(gain), gain + 0.5 * tieb, -np.inf)
+            g_eff = gain if cost is None else gain / cost[None, :]
+            score = np.where(np.isfinite(gain), g_eff + 0.5 * tieb, -np.inf)
             best = np.argmax(score, axis=1)
         bgain = gain[np.arange(nc), best]
         ok = np.isfinite(bgain)
@@ -821,7 +822,7 @@ def _involved(X: np.ndarray, J: np.ndarray, R: np.ndarray, V: np.ndarray,
 
 def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Sequence[int],
           k: float, rank: np.ndarray | None = None, restore: bool = True,
-          bar: Bar | None = None) -> SolveInfo:
+          bar: Bar | None = None, cost: np.ndarray | None = None) -> SolveInfo:
     """Suppress values of ``X`` (in place) until fk >= k on every key set, then restore extras.
 
     ``rank``: per column of ``X``, larger = less important (suppressed first); ``None`` = by gain.
@@ -843,7 +844,8 @@ def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Seq
     base = []
     for cols in ks:
         rk = None if rank is None else np.asarray(rank)[cols]
-        base.append(_suppress_phase(X, w, cols, cards, k, rk, info, order, bar=bar))
+        ck = None if cost is None else np.asarray(cost, dtype=float)[cols]
+        base.append(_suppress_phase(X, w, cols, cards, k, rk, info, order, bar=bar, cost=ck))
     if restore and info.suppressed.any():
         fks = _restore_phase(X, orig, w, ks, cards, k, None if rank is None else np.asarray(rank),
                              info, order, base)

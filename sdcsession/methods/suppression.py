@@ -152,7 +152,10 @@ def local_suppression(
     subset of the keys of the given size(s) (μ-ARGUS style); each subset is solved in turn and the
     restoration checks all of them. ``household`` with ``household_keys`` (default: the keys
     constant within every household): a household-level value suppressed for one member is
-    suppressed for all members. A stratum with fewer than k records (total weight below k) cannot
+    suppressed for all members. Without ``importance`` the search prices that spread: the gain
+    of a move on a household-level key is divided by the mean household size seen from a record,
+    ``sum(size²) / n``, so a household-level key is suppressed only when it repairs that many more
+    violators than a person-level one. A stratum with fewer than k records (total weight below k) cannot
     be protected: nothing is suppressed there, an :class:`SdcWarning` says so and ``notes`` report
     the records left (``unresolvable``). ``progress``: a bar counting the records found safe (None:
     automatic, see :mod:`sdcsession.progress`).
@@ -183,6 +186,15 @@ def local_suppression(
     combos = _check_combinations(combinations)
     require_columns(df, strata_cols, "local_suppression strata")
     rank = _ranks(keys, importance)
+    cost = None
+    if household is not None:
+        hid, hk = _household_keys(df, keys, household, household_keys)
+        if importance is None and hk:
+            # a household-level suppression spreads to every member: its cost is the mean
+            # household size seen from a record, sum(size^2) / n
+            size = np.bincount(hid)
+            cost = np.array([float((size ** 2).sum() / len(hid)) if c in hk else 1.0
+                             for c in keys])
     if weighted:
         if weight is None:
             raise ParameterError("weighted: weighted=True needs a weight column (weight=...)")
@@ -214,7 +226,8 @@ def local_suppression(
     bar = Bar(len(df) * len(keysets), desc="local suppression", enabled=progress)
     for g in groups:
         Xg = X[g]
-        info = solve(Xg, w_all[g], keysets, cards, kk, rank=rank, restore=restore, bar=bar)
+        info = solve(Xg, w_all[g], keysets, cards, kk, rank=rank, restore=restore, bar=bar,
+                     cost=cost)
         X[g] = Xg
         if info.violators is None:
             exact = False
@@ -229,7 +242,7 @@ def local_suppression(
     new_mask = (X < 0) & ~orig_missing
     notes: dict[str, Any] = {}
     if household is not None:
-        added = _household_consistent(df, keys, household, household_keys, new_mask, orig_missing)
+        added = _household_consistent(hid, hk, keys, new_mask, orig_missing)
         notes["household_added"] = int(added)
         X[new_mask] = -1
     out = _set_missing(df, keys, new_mask)
@@ -256,10 +269,10 @@ def local_suppression(
     return out, to_jsonable(notes)
 
 
-def _household_consistent(df: pd.DataFrame, keys: Sequence[str], household: str,
-                          household_keys: Sequence[str] | None, new_mask: np.ndarray,
-                          orig_missing: np.ndarray) -> int:
-    """Extend suppressions of household-level keys to all members (in place); return the number added."""
+def _household_keys(df: pd.DataFrame, keys: Sequence[str], household: str,
+                    household_keys: Sequence[str] | None) -> tuple[np.ndarray, list[str]]:
+    """Household index per record and the household-level keys (given, or constant within every
+    household)."""
     require_columns(df, [household], "local_suppression household")
     hid, _ = pd.factorize(df[household], use_na_sentinel=True)
     if (hid < 0).any():
@@ -280,6 +293,13 @@ def _household_consistent(df: pd.DataFrame, keys: Sequence[str], household: str,
         unknown = [c for c in hk if c not in keys]
         if unknown:
             raise TreatmentError(f"household_keys: {unknown} are not key variables {list(keys)}")
+    return hid, hk
+
+
+def _household_consistent(hid: np.ndarray, hk: Sequence[str], keys: Sequence[str],
+                          new_mask: np.ndarray, orig_missing: np.ndarray) -> int:
+    """Extend suppressions of household-level keys to all members (in place); return the number added."""
+    nh = int(hid.max()) + 1 if len(hid) else 0
     added = 0
     for c in hk:
         j = keys.index(c)

@@ -337,3 +337,33 @@ def test_progress_bar_counts_records_found_safe(monkeypatch):
     monkeypatch.setattr(sys, "stderr", buf)
     local_suppression(df, ["a", "b", "c"], k=3, progress=False)
     assert buf.getvalue() == ""
+
+
+def test_household_mode_prices_the_spread_of_household_level_keys():
+    # suppressing region (household-level) would repair two violators at once but spreads to the
+    # whole household; two age suppressions repair all four without spreading
+    df = pd.DataFrame({"hid": [1, 1, 2, 2, 3, 3],
+                       "region": list("AAAABB"),
+                       "age": ["1", "2", "1", "3", "2", "3"]})
+    out, notes = local_suppression(df, ["region", "age"], k=2, household="hid")
+    assert notes["suppressed"] == {"region": 0, "age": 2}
+    assert notes["household_added"] == 0 and notes["violations_after"] == 0
+    # households of three: region would repair both violators (gain 2) but costs 3 suppressions
+    # after spreading; one age suppression per violator costs 2
+    df2 = pd.DataFrame({"hid": [1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4],
+                        "region": list("AAAAAABBBBBB"),
+                        "age": ["2", "1", "1", "1", "1", "1", "2", "1", "1", "1", "1", "1"]})
+    out2, notes2 = local_suppression(df2, ["region", "age"], k=2, household="hid")
+    assert notes2["suppressed"] == {"region": 0, "age": 2} and notes2["violations_after"] == 0
+    # but a household-level suppression that repairs three violators at once is worth its spread
+    df3 = pd.DataFrame({"hid": [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6],
+                        "region": list("AAAABBBBCCCC"),
+                        "age": ["2", "1", "1", "1", "2", "1", "1", "1", "2", "1", "1", "1"]})
+    out3, notes3 = local_suppression(df3, ["region", "age"], k=2, household="hid")
+    assert notes3["suppressed"] == {"region": 2, "age": 0} and notes3["household_added"] == 1
+    assert notes3["violations_after"] == 0
+    # an explicit importance still rules: region least important -> suppressed, and spread
+    out, notes = local_suppression(df, ["region", "age"], k=2, household="hid",
+                                   importance=["age", "region"])
+    assert notes["suppressed"]["age"] == 0 and notes["household_added"] > 0
+    assert (out.groupby("hid")["region"].nunique(dropna=False) == 1).all()
