@@ -26,7 +26,7 @@ import pandas as pd
 
 from ..progress import Bar
 
-__all__ = ["Counter", "SolveInfo", "solve", "compat_sum"]
+__all__ = ["Counter", "SolveInfo", "solve", "restore_only", "compat_sum"]
 
 _MAX_RADIX = 1 << 62
 _DEBUG = False
@@ -746,7 +746,7 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
                 bad |= fk < k - 1e-9
             if not bad.any():
                 break
-            undo = _involved(X, np.flatnonzero(bad), rr[acc], vv[acc], allcols)
+            undo = _involved(X, np.flatnonzero(bad), rr[acc], vv[acc], allcols, cards)
             if not undo.any():
                 undo[:] = True
             X[rr[acc[undo]], vv[acc[undo]]] = -1
@@ -801,23 +801,22 @@ def keysets_all(keysets: list[np.ndarray]) -> np.ndarray:
 
 
 def _involved(X: np.ndarray, J: np.ndarray, R: np.ndarray, V: np.ndarray,
-              allcols: np.ndarray) -> np.ndarray:
-    """Restorations (R, V) whose record is a violator or was compatible-affecting a violator."""
+              allcols: np.ndarray, cards: Sequence[int]) -> np.ndarray:
+    """Restorations (R, V) whose record is a violator or made a violator lose compatibility.
+
+    A violator i lost compatibility with restored record r (key v) when it is compatible with r's
+    row with v missing but not with r's row as restored: the difference of two counts over the
+    violators as data rows (one vectorised lookup per restoration, no pairwise comparison).
+    """
     out = np.isin(R, J)
-    xj = X[J][:, allcols]
-    chunk = max(1, 2_000_000 // max(len(J) * len(allcols), 1))
-    for s in range(0, len(R), chunk):
-        xr = X[R[s:s + chunk]][:, allcols]
-        # compatible after restoring on all but v, and different on v (lost compatibility)
-        a = xj[None, :, :]
-        b = xr[:, None, :]
-        agree = (a < 0) | (b < 0) | (a == b)
-        vpos = np.searchsorted(allcols, V[s:s + chunk])
-        agree_all_but_v = agree.copy()
-        agree_all_but_v[np.arange(len(xr)), :, vpos] = True
-        lost = agree_all_but_v.all(axis=2) & ~agree.all(axis=2)
-        out[s:s + chunk] |= lost.any(axis=1)
-    return out
+    if len(J) == 0 or len(R) == 0:
+        return out
+    cnt = Counter(X[J], np.ones(len(J)), allcols, cards)
+    now = X[R]
+    before = now.copy()
+    before[np.arange(len(R)), V] = -1
+    lost = cnt.count(before)[:, 0] - cnt.count(now)[:, 0] > 0.5
+    return out | lost
 
 
 def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Sequence[int],
@@ -860,3 +859,20 @@ def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Seq
     info.violators = bad
     info.unresolvable = int(bad.sum())
     return info
+
+
+def restore_only(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]],
+                 cards: Sequence[int], k: float, rank: np.ndarray | None,
+                 candidates: np.ndarray) -> int:
+    """Restoration pass alone (see :func:`_restore_phase`) on a k-anonymous ``X``: try to give back
+    the original values of the ``candidates`` cells (``(n, p)`` bool); returns how many came back.
+    """
+    cand = candidates & (X < 0) & (orig >= 0)
+    if not cand.any():
+        return 0
+    info = SolveInfo(cand.copy())
+    ks = [np.asarray(c, dtype=np.int64) for c in keysets]
+    base = [Counter(X, w, cols, cards) for cols in ks]
+    _restore_phase(X, orig, w, ks, cards, k, None if rank is None else np.asarray(rank), info, [],
+                   base)
+    return int(info.restored)

@@ -32,7 +32,7 @@ import pandas as pd
 from ..errors import ParameterError, SdcWarning, TreatmentError
 from ..progress import Bar
 from ..roles import Roles
-from ._kanon_core import compat_sum, solve
+from ._kanon_core import compat_sum, restore_only, solve
 from .base import Result, Treatment, param_names, require_columns, to_jsonable
 
 __all__ = ["local_suppression", "suppress_by_risk", "LocalSuppression", "SuppressByRisk"]
@@ -213,6 +213,7 @@ def local_suppression(
         keysets = [list(c) for m in combos for c in itertools.combinations(range(p), m)]
     X, cards = _encode(df, keys)
     orig_missing = X < 0
+    X0 = X.copy()
     if strata_cols:
         sid, _ = pd.factorize(pd.MultiIndex.from_frame(df[strata_cols].astype(object))
                               if len(strata_cols) > 1 else df[strata_cols[0]], use_na_sentinel=False)
@@ -221,6 +222,7 @@ def local_suppression(
         groups = [np.arange(len(df))]
     restored = rounds = unresolvable = 0
     bad_strata = 0
+    solved = []  # strata that reached k-anonymity
     viol = np.zeros(len(df), bool)
     exact = True  # the solver's final recount is exact unless suppressions are added afterwards
     bar = Bar(len(df) * len(keysets), desc="local suppression", enabled=progress)
@@ -238,6 +240,8 @@ def local_suppression(
         if info.unresolvable:
             unresolvable += info.unresolvable
             bad_strata += 1
+        else:
+            solved.append(g)
     bar.close()
     new_mask = (X < 0) & ~orig_missing
     notes: dict[str, Any] = {}
@@ -245,6 +249,17 @@ def local_suppression(
         added = _household_consistent(hid, hk, keys, new_mask, orig_missing)
         notes["household_added"] = int(added)
         X[new_mask] = -1
+        if restore and added:
+            # the spread values are wildcards too: person-level suppressions may no longer be needed
+            person = np.array([c not in hk for c in keys])
+            back = 0
+            for g in solved:
+                Xg = X[g]
+                back += restore_only(Xg, X0[g], w_all[g], keysets, cards, kk, rank,
+                                     new_mask[g] & person[None, :])
+                X[g] = Xg
+            notes["household_restored"] = int(back)
+            new_mask = (X < 0) & ~orig_missing
     out = _set_missing(df, keys, new_mask)
     if household is not None or not exact:
         viol[:] = False

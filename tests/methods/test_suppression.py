@@ -367,3 +367,22 @@ def test_household_mode_prices_the_spread_of_household_level_keys():
                                    importance=["age", "region"])
     assert notes["suppressed"]["age"] == 0 and notes["household_added"] > 0
     assert (out.groupby("hid")["region"].nunique(dropna=False) == 1).all()
+
+
+def test_household_mode_gives_back_person_level_values_the_spread_made_unneeded():
+    from sdcsession.datasets import synthetic_survey
+    from sdcsession.risk import k_violations
+
+    keys = ["region", "urbrur", "hhsize", "sex", "age5", "marstat"]
+    df = synthetic_survey(200, seed=2)
+    out, notes = local_suppression(df, keys, k=3, household="hid")
+    assert notes["household_restored"] > 0
+    assert k_violations(out, keys, 3) == 0 == notes["violations_after"]
+    for c in ("region", "urbrur", "hhsize"):  # household-level keys stay consistent
+        assert (out.groupby("hid")[c].nunique(dropna=False) == 1).all()
+    # values are either suppressed or the originals
+    changed = out[keys].isna() & df[keys].notna()
+    assert int(changed.to_numpy().sum()) == notes["total"]
+    for c in keys:
+        kept = out[c].notna()
+        assert (out.loc[kept, c].astype(str) == df.loc[kept, c].astype(str)).all()
