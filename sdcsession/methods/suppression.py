@@ -155,14 +155,16 @@ def local_suppression(
     suppressed for all members. Without ``importance`` the search prices that spread: the gain
     of a move on a household-level key is divided by the mean household size seen from a record,
     ``sum(size²) / n``, so a household-level key is suppressed only when it repairs that many more
-    violators than a person-level one. A stratum with fewer than k records (total weight below k) cannot
-    be protected: nothing is suppressed there, an :class:`SdcWarning` says so and ``notes`` report
+    violators than a person-level one. After the spread (whose values are wildcards too), the
+    restoration pass runs again on the person-level suppressions. A stratum with fewer than k
+    records (total weight below k) cannot be protected: nothing is suppressed there, an :class:`SdcWarning` says so and ``notes`` report
     the records left (``unresolvable``). ``progress``: a bar counting the records found safe (None:
     automatic, see :mod:`sdcsession.progress`).
 
     Returns ``(new_df, notes)`` with notes ``suppressed`` (per key), ``total``,
     ``violations_after``, ``unresolvable``, ``restored`` (suppressions removed by the second pass),
-    ``rounds`` and, with ``household``, ``household_added``.
+    ``rounds`` and, with ``household``, ``household_added`` (values suppressed by the spread) and
+    ``household_restored`` (person-level values given back after it).
 
     References: Samarati & Sweeney (1998), *Protecting privacy when disclosing information:
     k-anonymity and its enforcement through generalization and suppression*; Templ, Kowarik &
