@@ -250,6 +250,7 @@ def local_suppression(
     if household is not None:
         added = _household_consistent(hid, hk, keys, new_mask, orig_missing)
         notes["household_added"] = int(added)
+        notes["household_restored"] = 0
         X[new_mask] = -1
         if restore and added:
             # the spread values are wildcards too: person-level suppressions may no longer be needed
