@@ -18,7 +18,9 @@ The heuristic (:func:`solve`) is described in :func:`sdcsession.methods.suppress
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,6 +52,37 @@ def _groups(pat: np.ndarray) -> dict[int, np.ndarray]:
     starts = np.concatenate(([0], cut))
     ends = np.concatenate((cut, [len(sp)]))
     return {int(sp[s]): order[s:e] for s, e in zip(starts, ends)}
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_SIZE = 0
+
+
+def _pool() -> ThreadPoolExecutor | None:
+    """Shared thread pool for counting (``SDCSESSION_THREADS``, default: the CPUs, at most 4);
+    None when one thread is asked for or available."""
+    global _POOL, _POOL_SIZE
+    try:
+        n = int(os.environ.get("SDCSESSION_THREADS", "0"))
+    except ValueError:
+        n = 0
+    if n <= 0:
+        n = min(os.cpu_count() or 1, 4)
+    if n <= 1:
+        return None
+    if _POOL is None or _POOL_SIZE != n:
+        _POOL = ThreadPoolExecutor(max_workers=n, thread_name_prefix="sdcsession-count")
+        _POOL_SIZE = n
+    return _POOL
+
+
+def _forget_pool() -> None:
+    global _POOL
+    _POOL = None  # a forked child has no threads: it makes its own pool
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
 
 
 class _Table:
@@ -220,61 +253,78 @@ class Counter:
 
     # ----------------------------------------------------------------------------- queries
     def count(self, Qx: np.ndarray) -> np.ndarray:
-        """``(m, r)`` sums of the data weights over the data rows compatible with each query row."""
+        """``(m, r)`` sums of the data weights over the data rows compatible with each query row.
+
+        Query patterns are independent (each writes its own rows of the result), so large counts
+        run them on a small thread pool: the hash lookups, gathers and reductions release the GIL.
+        """
         m = len(Qx)
         nw = self.W.shape[1]
         out = np.zeros((m, nw))
         if m == 0 or len(self.X) == 0:
             return out
         dpats = [q for q, c in self.npat.items() if c > 0]
-        for P, qidx in _groups(_bits(Qx, self.cols)).items():
-            tb = self._table(P)
-            if not tb.obs:
-                out[qidx] += self.total
-                continue
-            qs = sorted({q & ~P for q in dpats})
-            rows = Qx[qidx][:, self.cols[tb.obs]]
-            if not tb.plain:
-                for q in qs:
-                    rq = rows
-                    if q:
-                        rq = rows.copy()
-                        for j, t in enumerate(tb.obs):
-                            if q >> t & 1:
-                                rq[:, j] = tb.radix[j] - 1
-                    pos = tb.index.get_indexer(self._encode_plan(rq, tb.plan))
-                    hit = pos >= 0
-                    out[qidx[hit]] += tb.s[pos[hit]]
-                continue
-            B = np.array([[q >> t & 1 for q in qs] for t in tb.obs], dtype=np.int64)
-            nq = len(qs)
-            inv = None
-            if nq >= 4 and len(rows) * nq > 200_000:  # identical query rows: look up once
-                inv, uq = pd.factorize(rows @ tb.mult)
-                first = np.empty(len(uq), np.int64)
-                first[inv[::-1]] = np.arange(len(inv) - 1, -1, -1)  # any member will do
-                rows = rows[first]
-                res = np.zeros((len(rows), nw))
-            step = max(1, 4_000_000 // nq)
-            s = tb.s
-            for a in range(0, len(rows), step):
-                rw = rows[a:a + step]
-                base = rw @ tb.mult
-                D = (tb.radix - 1 - rw) * tb.mult
-                # integer einsum: exact, and no BLAS threads (they stall on a loaded machine)
-                codes = base[:, None] + np.einsum("nk,kq->nq", D, B)
-                pos = tb.lookup(codes.ravel())  # -1 (miss) -> the zero row
-                if nw == 1:
-                    v = s[pos, 0].reshape(len(rw), nq).sum(axis=1)[:, None]
-                else:
-                    v = s[pos].reshape(len(rw), nq, nw).sum(axis=1)
-                if inv is None:
-                    out[qidx[a:a + step]] += v
-                else:
-                    res[a:a + step] = v
-            if inv is not None:
-                out[qidx] += res[inv]
+        tasks = sorted(_groups(_bits(Qx, self.cols)).items(), key=lambda kv: -len(kv[1]))
+        for P, _ in tasks:  # build missing tables first (serially: the cache is shared)
+            self._table(P)
+        pool = _pool()
+        if pool is not None and len(tasks) > 1 and m * len(dpats) > 1_000_000:
+            list(pool.map(lambda t: self._count_pattern(t[0], t[1], Qx, dpats, out), tasks))
+        else:
+            for P, qidx in tasks:
+                self._count_pattern(P, qidx, Qx, dpats, out)
         return out
+
+    def _count_pattern(self, P: int, qidx: np.ndarray, Qx: np.ndarray, dpats: list[int],
+                       out: np.ndarray) -> None:
+        """Add to ``out[qidx]`` the sums for the query rows of missing pattern ``P``."""
+        nw = self.W.shape[1]
+        tb = self._cache[P]
+        if not tb.obs:
+            out[qidx] += self.total
+            return
+        qs = sorted({q & ~P for q in dpats})
+        rows = Qx[qidx][:, self.cols[tb.obs]]
+        if not tb.plain:
+            for q in qs:
+                rq = rows
+                if q:
+                    rq = rows.copy()
+                    for j, t in enumerate(tb.obs):
+                        if q >> t & 1:
+                            rq[:, j] = tb.radix[j] - 1
+                pos = tb.index.get_indexer(self._encode_plan(rq, tb.plan))
+                hit = pos >= 0
+                out[qidx[hit]] += tb.s[pos[hit]]
+            return
+        B = np.array([[q >> t & 1 for q in qs] for t in tb.obs], dtype=np.int64)
+        nq = len(qs)
+        inv = None
+        if nq >= 4 and len(rows) * nq > 200_000:  # identical query rows: look up once
+            inv, uq = pd.factorize(rows @ tb.mult)
+            first = np.empty(len(uq), np.int64)
+            first[inv[::-1]] = np.arange(len(inv) - 1, -1, -1)  # any member will do
+            rows = rows[first]
+            res = np.zeros((len(rows), nw))
+        step = max(1, 4_000_000 // nq)
+        s = tb.s
+        for a in range(0, len(rows), step):
+            rw = rows[a:a + step]
+            base = rw @ tb.mult
+            D = (tb.radix - 1 - rw) * tb.mult
+            # integer einsum: exact, and no BLAS threads (they stall on a loaded machine)
+            codes = base[:, None] + np.einsum("nk,kq->nq", D, B)
+            pos = tb.lookup(codes.ravel())  # -1 (miss) -> the zero row
+            if nw == 1:
+                v = s[pos, 0].reshape(len(rw), nq).sum(axis=1)[:, None]
+            else:
+                v = s[pos].reshape(len(rw), nq, nw).sum(axis=1)
+            if inv is None:
+                out[qidx[a:a + step]] += v
+            else:
+                res[a:a + step] = v
+        if inv is not None:
+            out[qidx] += res[inv]
 
     # ----------------------------------------------------------------------------- updates
     def sync(self, W: np.ndarray | None = None) -> None:
@@ -305,7 +355,8 @@ class Counter:
         self.total = self.total - oldW.sum(axis=0) + newW.sum(axis=0)
         xch = (old != new).any(axis=1)
         wch = (oldW != newW).any(axis=1)
-        for tb in self._cache.values():
+
+        def update(tb: _Table) -> None:
             oc = self._codes(oldf, tb)
             nc = oc.copy()
             nc[xch] = self._codes(newf[xch], tb)
@@ -320,7 +371,7 @@ class Counter:
                     tb.s[:, j] += np.bincount(pos, weights=dw[:, j], minlength=m)
             sel = np.flatnonzero(moved)
             if len(sel) == 0:
-                continue
+                return
             pos = tb.lookup(oc[sel])
             for j in range(tb.s.shape[1]):
                 tb.s[:, j] -= np.bincount(pos, weights=oldW[sel, j], minlength=m)
@@ -337,6 +388,14 @@ class Counter:
                 tb.u = np.concatenate([tb.u, nu])
                 tb.reset()
                 tb.s = np.concatenate([tb.s[:-1], add, tb.s[-1:]])
+
+        tables = list(self._cache.values())
+        pool = _pool()
+        if pool is not None and len(tables) > 1 and len(R) * len(tables) > 200_000:
+            list(pool.map(update, tables))  # tables are independent
+        else:
+            for tb in tables:
+                update(tb)
         self.snap[R] = new
         self.snapf[R] = newf
         if W is not None:

@@ -386,3 +386,30 @@ def test_household_mode_gives_back_person_level_values_the_spread_made_unneeded(
     for c in keys:
         kept = out[c].notna()
         assert (out.loc[kept, c].to_numpy() == df.loc[kept, c].to_numpy()).all()
+
+
+def test_threaded_counting_equals_serial(monkeypatch):
+    from sdcsession.methods import _kanon_core as core
+
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 6, size=(150_000, 5))
+    X[rng.random(X.shape) < 0.05] = -1  # many missing patterns: the parallel branch is taken
+    w = rng.uniform(0.5, 3.0, len(X))
+    results = []
+    for threads in ("1", "2"):
+        monkeypatch.setenv("SDCSESSION_THREADS", threads)
+        assert (core._pool() is None) == (threads == "1")
+        c = core.Counter(X.copy(), np.column_stack([np.ones(len(X)), w]), range(5), [6] * 5)
+        first = c.count(X)
+        c.X[:10_000, 0] = -1  # a sync large enough for the parallel table updates
+        c.sync()
+        results.append((first, c.count(c.X)))
+    assert np.array_equal(results[0][0], results[1][0])
+    assert np.array_equal(results[0][1], results[1][1])
+    # and both equal a direct count for a few records
+    Xs = results[0][1]
+    Xn = X.copy()
+    Xn[:10_000, 0] = -1
+    for i in (0, 1, 5_000, 149_999):
+        comp = ((Xn == Xn[i]) | (Xn < 0) | (Xn[i] < 0)).all(axis=1)
+        assert Xs[i, 0] == comp.sum() and Xs[i, 1] == pytest.approx(w[comp].sum(), rel=1e-12)
