@@ -487,14 +487,20 @@ def _csr(ids: np.ndarray) -> tuple[list[int], list[int]]:
 def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[int], k: float,
                     rank: np.ndarray, info: SolveInfo, order: list[tuple[np.ndarray, int]],
                     max_rounds: int = 10_000, cnt: Counter | None = None,
-                    bar: Bar | None = None, cost: np.ndarray | None = None) -> Counter:
+                    bar: Bar | None = None, cost: np.ndarray | None = None,
+                    allowed: np.ndarray | None = None,
+                    active: np.ndarray | None = None) -> tuple[Counter, np.ndarray]:
     """Greedy rounds that suppress until every record of ``X`` has fk >= k on ``cols``.
 
-    Returns the (persistent) counter of ``X`` on ``cols`` (weight column 0 = ``w``).
+    ``allowed``: key positions that may be suppressed (default all); ``active``: the records
+    that may still violate (default all). Returns the (persistent) counter of ``X`` on ``cols``
+    (weight column 0 = ``w``) and the records still violating (none unless ``allowed`` or the
+    data leave no way).
     """
     n = len(X)
     pcols = len(cols)
-    active = np.ones(n, bool)
+    active = np.ones(n, bool) if active is None else active.copy()
+    allowed = np.ones(pcols, bool) if allowed is None else np.asarray(allowed, bool)
     weighted = not np.all(w == 1.0)
     # persistent counter of all records, updated incrementally after each round; the violators
     # (few after the first rounds) get their own counter per round (weights 1 and w)
@@ -515,7 +521,7 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
         vmask[:] = False
         vmask[vi] = True
         if len(vi) == 0:
-            return cnt
+            return cnt, active
         vcnt = Counter(X[vi], np.column_stack([np.ones(len(vi)), w[vi]]), cols, cards)
         sub = X[vi][:, cols]
         cells, first, cell_of = _unique_rows(sub)
@@ -560,7 +566,7 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
             use_d = gd > gs
             g = np.where(use_d, gd, gs)
             g[g <= 1e-12] = -np.inf
-            gain[obs, t] = g
+            gain[obs, t] = g if allowed[t] else -np.inf
             kind[obs, t] = np.where(use_d, 2, 1)
         # choose one candidate per cell
         if rank is not None:
@@ -577,8 +583,9 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
         bgain = gain[np.arange(nc), best]
         ok = np.isfinite(bgain)
         if not ok.any():
-            if not _fallback(X, w, cols, cards, k, rank, vi, cell_of, cells, info, order, cnt):
-                return cnt
+            if not _fallback(X, w, cols, cards, k, rank, vi, cell_of, cells, info, order, cnt,
+                             allowed):
+                return cnt, active
             continue
         cand = np.flatnonzero(ok)
         cand = cand[np.argsort(-bgain[cand], kind="stable")]
@@ -614,9 +621,10 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
         if acc_don:
             changed += _apply_donors(X, cols, acc_don, cell_rows, vmask, info, order)
         if changed == 0:
-            if not _fallback(X, w, cols, cards, k, rank, vi, cell_of, cells, info, order, cnt):
-                return cnt
-    return cnt
+            if not _fallback(X, w, cols, cards, k, rank, vi, cell_of, cells, info, order, cnt,
+                             allowed):
+                return cnt, active
+    return cnt, active
 
 
 def _apply_donors(X: np.ndarray, cols: np.ndarray, acc: list[tuple[int, int]],
@@ -658,7 +666,8 @@ def _apply_donors(X: np.ndarray, cols: np.ndarray, acc: list[tuple[int, int]],
 
 def _fallback(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[int], k: float,
               rank: np.ndarray | None, vi: np.ndarray, cell_of: np.ndarray, cells: np.ndarray,
-              info: SolveInfo, order: list[tuple[np.ndarray, int]], cnt: Counter) -> bool:
+              info: SolveInfo, order: list[tuple[np.ndarray, int]], cnt: Counter,
+              allowed: np.ndarray | None = None) -> bool:
     """No single suppression helps: suppress, per violating cell, the smallest key set that works."""
     pcols = len(cols)
     nc = len(cells)
@@ -666,7 +675,7 @@ def _fallback(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[in
     choice: list[tuple[int, ...] | None] = [None] * nc
     cell_rows = np.full((nc, X.shape[1]), -1, np.int64)
     cell_rows[:, cols] = cells
-    pos_order = list(range(pcols))
+    pos_order = [t for t in range(pcols) if allowed is None or allowed[t]]
     if rank is not None:  # least important first
         pos_order = sorted(pos_order, key=lambda t: -rank[t])
     for size in range(2, pcols + 1):
@@ -903,7 +912,17 @@ def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Seq
     for cols in ks:
         rk = None if rank is None else np.asarray(rank)[cols]
         ck = None if cost is None else np.asarray(cost, dtype=float)[cols]
-        base.append(_suppress_phase(X, w, cols, cards, k, rk, info, order, bar=bar, cost=ck))
+        if rk is None:
+            cnt, _ = _suppress_phase(X, w, cols, cards, k, rk, info, order, bar=bar, cost=ck)
+        else:
+            # importance: the least important keys alone first, then one more key at a time
+            cnt, act = None, None
+            for lev in sorted(set(rk.tolist()), reverse=True):
+                cnt, act = _suppress_phase(X, w, cols, cards, k, rk, info, order, bar=bar,
+                                           cost=ck, allowed=rk >= lev, active=act, cnt=cnt)
+                if not act.any():
+                    break
+        base.append(cnt)
     if restore and info.suppressed.any():
         fks = _restore_phase(X, orig, w, ks, cards, k, None if rank is None else np.asarray(rank),
                              info, order, base)

@@ -92,7 +92,8 @@ def _validate_frame(df: Any, keys: Sequence[str], what: str) -> None:
 
 
 def _ranks(keys: Sequence[str], importance: Sequence[str] | None) -> np.ndarray | None:
-    """Per key: larger = less important (suppressed first). Unnamed keys rank after named ones."""
+    """Per key: larger = less important (suppressed first). Unnamed keys rank after named ones,
+    all equal (the search chooses among them by gain)."""
     if importance is None:
         return None
     unknown = [v for v in importance if v not in keys]
@@ -100,7 +101,7 @@ def _ranks(keys: Sequence[str], importance: Sequence[str] | None) -> np.ndarray 
         raise TreatmentError(f"importance: {unknown} not among the key variables {list(keys)}")
     rank = np.empty(len(keys))
     for j, c in enumerate(keys):
-        rank[j] = importance.index(c) if c in importance else len(importance) + j
+        rank[j] = importance.index(c) if c in importance else len(importance)
     return rank
 
 
@@ -142,7 +143,11 @@ def local_suppression(
        repairs it, else the least important key with a gain); moves are taken by decreasing gain,
        at most one per slice of violators per round (so that gains stay valid); then recount.
        Combinations that no single suppression helps get the smallest set of keys (least
-       important first) that lifts them to k.
+       important first) that lifts them to k. With ``importance`` the rounds run in stages: first
+       only the least important key may be suppressed, then the two least important, and so on,
+       so a more important key is suppressed only for records that the less important ones
+       cannot protect ("suppressed last" taken literally; the total may be higher than without
+       importance).
     2. *Restoration.* Every suppression is tested for being no longer needed: the restored
        record must keep fk >= k and no record losing compatibility with it may be tight
        (fk - w < k). Accepted restorations (one per record and slice per round) update fk
@@ -343,7 +348,8 @@ def suppress_by_risk(
     Individual risk r_i: sdcMicro's "approx" (Benedetti–Franconi) from fk and Fk, 1/fk without
     weights (``sdcsession.risk.individual_risk``). ``column``: suppress that key in every risky
     record (sdcMicro ``localSupp``), once. Otherwise, in rounds: in each risky record suppress one
-    key — the least important non-missing key when ``importance`` is given, else the key whose
+    key — the least important non-missing key when ``importance`` is given (keys left out of it
+    count as least important, ties broken as without importance), else the key whose
     suppression lowers the record's risk the most (the risk of the record with that key missing,
     computed from its new fk and Fk) — and recompute the risks, until no record exceeds the
     threshold or nothing is left to suppress.
@@ -402,16 +408,16 @@ def suppress_by_risk(
             if len(risky) == 0:
                 break
             rounds += 1
-            if rank is not None:
-                score = np.where(obs, rank[None, :], -np.inf)
-            else:
-                score = np.full(obs.shape, -np.inf)
-                for j in cols:
-                    ids = np.flatnonzero(obs[:, j])
-                    if len(ids):
-                        q = X[risky[ids]].copy()
-                        q[:, j] = -1
-                        score[ids, j] = -risk_of(q)
+            # the risk left after suppressing each observed key (lower is better) ...
+            score = np.full(obs.shape, -np.inf)
+            for j in cols:
+                ids = np.flatnonzero(obs[:, j])
+                if len(ids):
+                    q = X[risky[ids]].copy()
+                    q[:, j] = -1
+                    score[ids, j] = -risk_of(q)
+            if rank is not None:  # ... after importance: least important key first
+                score = np.where(obs, 10.0 * rank[None, :] + score, -np.inf)
             best = np.argmax(score, axis=1)
             X[risky, best] = -1
             r = risk_of()
