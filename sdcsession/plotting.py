@@ -171,18 +171,16 @@ def _place_labels(ax: Axes, names: list[str], x: np.ndarray, y: np.ndarray,
     placed: list[tuple[float, float, float, float]] = []
     for name, (px, py), xv, yv in zip(names, pts, x, y):
         wd = w_char * len(name)
-        choice = tries[0]
+        cands = []
         for dx, dy, ha in tries:
             x0 = px + dx * to_px - (wd if ha == "right" else 0.0)
-            y0 = py + dy * to_px
-            box = (x0, y0, x0 + wd, y0 + h)
-            if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3]
-                       for b in placed):
-                choice = (dx, dy, ha)
-                break
-        dx, dy, ha = choice
-        x0 = px + dx * to_px - (wd if ha == "right" else 0.0)
-        placed.append((x0, py + dy * to_px, x0 + wd, py + dy * to_px + h))
+            cands.append(((dx, dy, ha), (x0, py + dy * to_px, x0 + wd, py + dy * to_px + h)))
+        (dx, dy, ha), b = next(
+            (c for c in cands
+             if not any(c[1][0] < o[2] and o[0] < c[1][2] and c[1][1] < o[3] and o[1] < c[1][3]
+                        for o in placed)),
+            cands[0])
+        placed.append(b)
         ax.annotate(name, (xv, yv), xytext=(dx, dy), textcoords="offset points", ha=ha,
                     fontsize=fontsize, color="#222222")
 

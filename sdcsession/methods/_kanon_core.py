@@ -301,10 +301,8 @@ class Counter:
         nq = len(qs)
         inv = None
         if nq >= 4 and len(rows) * nq > 200_000:  # identical query rows: look up once
-            inv, uq = pd.factorize(rows @ tb.mult)
-            first = np.empty(len(uq), np.int64)
-            first[inv[::-1]] = np.arange(len(inv) - 1, -1, -1)  # any member will do
-            rows = rows[first]
+            inv, _ = pd.factorize(rows @ tb.mult)
+            rows = rows[_first_positions(inv)]
             res = np.zeros((len(rows), nw))
         step = max(1, 4_000_000 // nq)
         s = tb.s
@@ -467,6 +465,13 @@ def _row_ids(A: np.ndarray) -> np.ndarray:
         code *= int(mx[j])
         code += B[:, j]
     return pd.factorize(code)[0].astype(np.int64, copy=False)
+
+
+def _first_positions(ids: np.ndarray) -> np.ndarray:
+    """Position of the first occurrence of each id, for ids numbered by first appearance
+    (``pd.factorize``): id g first appears where the running maximum reaches g."""
+    prev = np.concatenate(([-1], np.maximum.accumulate(ids)[:-1]))
+    return np.flatnonzero(ids > prev)
 
 
 def _slice_ids(cells: np.ndarray, t: int) -> np.ndarray:
@@ -648,10 +653,9 @@ def _apply_donors(X: np.ndarray, cols: np.ndarray, acc: list[tuple[int, int]],
         allrows = np.concatenate([rows, q])
         inv = _row_ids(allrows)
         dinv, qinv = inv[: len(cand)], inv[len(cand):]
-        # first donor per code: ids number first appearances, donors first, so the donors' ids
-        # are 0..m-1 and id g first appears where the running maximum reaches g
-        prev = np.concatenate(([-1], np.maximum.accumulate(dinv)[:-1]))
-        first = np.flatnonzero(dinv > prev)
+        # first donor per code: donors come first, so their ids are 0..m-1 and a query id >= m
+        # has no donor
+        first = _first_positions(dinv)
         hit = qinv < len(first)
         for j in np.flatnonzero(hit):
             r = cand[first[qinv[j]]]

@@ -88,6 +88,14 @@ def resolve_columns(
     return cols
 
 
+def check_named(names: Iterable[Hashable], cols: Sequence[Hashable], measure: str,
+                what: str) -> None:
+    """ParameterError when a per-variable option (``what``) names variables not compared."""
+    unknown = [c for c in names if c not in cols]
+    if unknown:
+        raise ParameterError(f"{measure}: {what} variables not compared: {unknown}")
+
+
 def paired(original: pd.DataFrame, masked: pd.DataFrame, measure: str) -> pd.DataFrame:
     """The masked file re-ordered to the original's index; MeasureError when records differ."""
     oi, mi = original.index, masked.index

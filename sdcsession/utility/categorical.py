@@ -38,6 +38,7 @@ from ..errors import MeasureError, ParameterError
 from ._align import (
     EncodedPair,
     check_frames,
+    check_named,
     encode_pair,
     is_numeric_column,
     paired,
@@ -669,9 +670,7 @@ def direct_distance(
     cols = resolve_columns(original, masked, columns, name)
     masked = paired(original, masked, name)
     scales = dict(scales or {})
-    unknown = [c for c in scales if c not in cols]
-    if unknown:
-        raise ParameterError(f"{name}: scales names variables not compared: {unknown}")
+    check_named(scales, cols, name, "scales names")
     out = {}
     for c in cols:
         o, m = original[c], masked[c]

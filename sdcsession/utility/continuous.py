@@ -27,6 +27,7 @@ import pandas as pd
 from ..errors import MeasureError, ParameterError
 from ._align import (
     check_frames,
+    check_named,
     encode_pair,
     is_numeric_column,
     numeric_matrix,
@@ -590,9 +591,7 @@ def il_variables(
     cols = resolve_columns(original, masked, columns, name)
     masked = paired(original, masked, name)
     types = dict(types or {})
-    unknown = [c for c in types if c not in cols]
-    if unknown:
-        raise ParameterError(f"{name}: types names variables not compared: {unknown}")
+    check_named(types, cols, name, "types names")
     n = len(original)
     if n == 0:
         raise MeasureError(f"{name}: no records")

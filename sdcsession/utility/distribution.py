@@ -39,6 +39,16 @@ def _numeric(original, masked, columns, measure):
     return resolve_columns(original, masked, columns, measure)
 
 
+def _observed(x: np.ndarray, z: np.ndarray, cols: Sequence[Hashable], measure: str):
+    """Per variable: its name and the observed values in the original and the masked file."""
+    for j, c in enumerate(cols):
+        a, b = x[:, j], z[:, j]
+        a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+        if len(a) == 0 or len(b) == 0:
+            raise MeasureError(f"{measure}: {c!r} has no observed values in one of the files")
+        yield c, a, b
+
+
 def ks_test(
     original: pd.DataFrame, masked: pd.DataFrame, *, columns: Iterable[Hashable] | None = None
 ) -> pd.DataFrame:
@@ -61,11 +71,7 @@ def ks_test(
     x = numeric_matrix(original, cols, name, "original")
     z = numeric_matrix(masked, cols, name, "masked")
     rows = {}
-    for j, c in enumerate(cols):
-        a, b = x[:, j], z[:, j]
-        a, b = a[~np.isnan(a)], b[~np.isnan(b)]
-        if len(a) == 0 or len(b) == 0:
-            raise MeasureError(f"{name}: {c!r} has no observed values in one of the files")
+    for c, a, b in _observed(x, z, cols, name):
         r = ks_2samp(a, b)
         rows[c] = {"statistic": float(r.statistic), "pvalue": float(r.pvalue)}
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("variable")
@@ -119,11 +125,7 @@ def ecdf_measures(
     x = numeric_matrix(original, cols, name, "original")
     z = numeric_matrix(masked, cols, name, "masked")
     rows = {}
-    for j, c in enumerate(cols):
-        a, b = x[:, j], z[:, j]
-        a, b = a[~np.isnan(a)], b[~np.isnan(b)]
-        if len(a) == 0 or len(b) == 0:
-            raise MeasureError(f"{name}: {c!r} has no observed values in one of the files")
+    for c, a, b in _observed(x, z, cols, name):
         d = _ecdf_diff_marginal(a, b)
         rows[c] = {"U_m": float(np.abs(d).max()), "U_s": float(np.mean(d**2))}
     if joint:

@@ -204,24 +204,22 @@ def ebil(
             not np.allclose(pmat.sum(axis=1), 1.0, atol=1e-8):
         raise ParameterError(f"{name}: transition must be non-negative with rows summing to 1")
     cat_index = pd.Index(cats)
-    mcol = masked[column]
-    codes_m = cat_index.get_indexer(mcol)
-    bad = (codes_m < 0) & mcol.notna().to_numpy()
-    if bad.any():
-        raise MeasureError(
-            f"{name}: masked values of {column!r} not in the transition categories: "
-            f"{list(pd.unique(mcol[bad]))[:5]}"
-        )
+
+    def codes(df: pd.DataFrame, which: str) -> np.ndarray:
+        col = df[column]
+        out = cat_index.get_indexer(col)
+        bad = (out < 0) & col.notna().to_numpy()
+        if bad.any():
+            raise MeasureError(
+                f"{name}: {which} values of {column!r} not in the transition categories: "
+                f"{list(pd.unique(col[bad]))[:5]}"
+            )
+        return out
+
+    codes_m = codes(masked, "masked")
     if isinstance(prior, str):
         if prior == "original":
-            ocol = original[column]
-            codes_o = cat_index.get_indexer(ocol)
-            badi = (codes_o < 0) & ocol.notna().to_numpy()
-            if badi.any():
-                raise MeasureError(
-                    f"{name}: original values of {column!r} not in the transition categories: "
-                    f"{list(pd.unique(ocol[badi]))[:5]}"
-                )
+            codes_o = codes(original, "original")
             w = weights_of(original, weight, name)
             keep = codes_o >= 0
             pi = np.bincount(codes_o[keep], weights=None if w is None else w[keep], minlength=k)

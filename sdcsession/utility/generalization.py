@@ -27,6 +27,7 @@ import pandas as pd
 from ..errors import MeasureError, ParameterError
 from ._align import (
     check_frames,
+    check_named,
     encode_one,
     encode_pair,
     is_numeric_column,
@@ -352,9 +353,7 @@ def loss_metric(
     hierarchies = dict(hierarchies or {})
     numeric = list(numeric)
     cols = resolve_columns(original, masked, columns, name)
-    unknown = [c for c in list(hierarchies) + numeric if c not in cols]
-    if unknown:
-        raise ParameterError(f"{name}: hierarchies/numeric name variables not compared: {unknown}")
+    check_named(list(hierarchies) + numeric, cols, name, "hierarchies/numeric name")
     weights = dict(weights or {})
     if len(masked) == 0:
         raise MeasureError(f"{name}: the masked file has no records")
@@ -384,9 +383,7 @@ def loss_metric(
             costs = _categorical_costs(m, h, c)
         out[c] = float(np.mean(costs))
     by_var = pd.Series(out, name="LM", dtype=np.float64).rename_axis("variable")
-    bad = [c for c in weights if c not in cols]
-    if bad:
-        raise ParameterError(f"{name}: weights name variables not compared: {bad}")
+    check_named(weights, cols, name, "weights name")
     w = np.array([float(weights.get(c, 1.0)) for c in cols])
     return LossMetric(float((w * by_var.to_numpy()).sum()), by_var)
 
