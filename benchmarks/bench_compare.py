@@ -16,9 +16,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import sdcsession as sdc  # noqa: E402
-from sdcsession.compare import compare  # noqa: E402
-from sdcsession.measures import COUNTS  # noqa: E402
 from sdcsession.methods.noise import AddNoise  # noqa: E402
+from sdcsession.present.compare import compare  # noqa: E402
+from sdcsession.session.measures import COUNTS  # noqa: E402
 
 KEYS = ["region", "urbrur", "hhsize", "sex", "age5", "marstat", "educ", "occup"]
 NUM = ["income", "expend", "savings"]
@@ -83,7 +83,7 @@ def main(n_households: int = 31_250) -> None:
         import matplotlib
 
         matplotlib.use("Agg")
-        from sdcsession.report import report
+        from sdcsession.present.report import report
 
         t0 = time.perf_counter()
         report(*scen[:4], path="/tmp/bench_compare_report.html")

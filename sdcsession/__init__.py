@@ -5,8 +5,8 @@
 ['SdcSession', 'compare']
 """
 
-from . import datasets, methods, risk, utility
-from .compare import compare, frontier
+from . import datasets, io, methods, risk, utility
+from ._version import __version__
 from .errors import (
     DataFileError,
     HistoryError,
@@ -20,11 +20,9 @@ from .errors import (
     TreatmentError,
 )
 from .methods.base import Treatment
-from .report import report
+from .present import compare, frontier, report
 from .roles import Roles
 from .session import SdcSession
-
-__version__ = "0.1.0"
 
 __all__ = [
     "SdcSession",

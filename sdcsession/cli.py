@@ -118,8 +118,8 @@ def cmd_risk(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .errors import RecipeError, RoleError
-    from .recipe import load_recipe
     from .session import SdcSession
+    from .session.recipe import load_recipe
 
     try:
         recipe = load_recipe(args.recipe)

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sdcsession as sdc
-from sdcsession.compare import MeasureSpec, compare, estimates, frontier, steps_text, tree
 from sdcsession.errors import ParameterError, SdcWarning
-from sdcsession.measures import COUNTS
 from sdcsession.methods.noise import AddNoise
+from sdcsession.present.compare import MeasureSpec, compare, estimates, frontier, steps_text, tree
+from sdcsession.session.measures import COUNTS
 
 KEYS = ["region", "sex", "age5", "marstat"]
 NUM = ["income", "expend", "savings"]

@@ -17,10 +17,10 @@ from conftest import BlankRare  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
 import sdcsession as sdc  # noqa: E402
-from sdcsession import plotting as P  # noqa: E402
-from sdcsession.compare import compare, estimates, frontier  # noqa: E402
 from sdcsession.errors import ParameterError  # noqa: E402
 from sdcsession.methods.noise import AddNoise  # noqa: E402
+from sdcsession.present import plotting as P  # noqa: E402
+from sdcsession.present.compare import compare, estimates, frontier  # noqa: E402
 
 KEYS = ["region", "sex", "age5", "marstat"]
 NUM = ["income", "expend", "savings"]
@@ -43,7 +43,7 @@ def scen():
 
 
 def test_import_does_not_import_matplotlib():
-    code = "import sys, sdcsession, sdcsession.plotting, sdcsession.compare, sdcsession.report;" \
+    code = "import sys, sdcsession, sdcsession.present.plotting, sdcsession.present.compare, sdcsession.present.report;" \
            "print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -5,7 +5,7 @@ import pytest
 
 import sdcsession as sdc
 from sdcsession.errors import RecipeError, SdcWarning
-from sdcsession.recipe import fingerprint, load_recipe
+from sdcsession.session.recipe import fingerprint, load_recipe
 
 
 @pytest.fixture

@@ -21,9 +21,9 @@ from conftest import BlankRare  # noqa: E402
 
 import sdcsession as sdc  # noqa: E402
 from sdcsession.errors import ParameterError  # noqa: E402
-from sdcsession.measures import COUNTS  # noqa: E402
 from sdcsession.methods.noise import AddNoise  # noqa: E402
-from sdcsession.report import report  # noqa: E402
+from sdcsession.present.report import report  # noqa: E402
+from sdcsession.session.measures import COUNTS  # noqa: E402
 
 KEYS = ["region", "sex", "age5", "marstat"]
 NUM = ["income", "expend", "savings"]

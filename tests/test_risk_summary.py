@@ -6,7 +6,7 @@ import pytest
 from conftest import load, reference
 
 import sdcsession as sdc
-from sdcsession.measures import COUNTS
+from sdcsession.session.measures import COUNTS
 
 
 @pytest.mark.parametrize("name", ["francdat", "testdata", "testdata_na", "free1", "eusilc"])

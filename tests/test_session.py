@@ -7,8 +7,8 @@ import pytest
 
 import sdcsession as sdc
 from sdcsession.errors import HistoryError, ParameterError, RecipeError, TreatmentError
-from sdcsession.history import step_seed
 from sdcsession.methods import Recode, RemoveColumns, Treatment
+from sdcsession.session.history import step_seed
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from conftest import load, reference
 
 import sdcsession as sdc
 from sdcsession.errors import MeasureError
-from sdcsession.measures import COUNTS
+from sdcsession.session.measures import COUNTS
 from sdcsession.utility import il1s, il_correl
 
 

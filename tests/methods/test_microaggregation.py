@@ -123,7 +123,7 @@ def test_mdav_progress_bar(monkeypatch):
         buf = io.StringIO()
         monkeypatch.setattr(sys, "stderr", buf)
         call(True)
-        assert buf.getvalue().startswith("\rMDAV [") and "600/600" in buf.getvalue()
+        assert buf.getvalue().startswith("\rMDAV:") and "600/600" in buf.getvalue()
         buf = io.StringIO()
         monkeypatch.setattr(sys, "stderr", buf)
         call(False)

@@ -332,7 +332,7 @@ def test_progress_bar_counts_records_found_safe(monkeypatch):
     monkeypatch.setattr(sys, "stderr", buf)
     local_suppression(df, ["a", "b", "c"], k=3, progress=True)
     text = buf.getvalue()
-    assert text.startswith("\rlocal suppression [") and "300/300" in text
+    assert text.startswith("\rlocal suppression:") and "300/300" in text
     buf = io.StringIO()
     monkeypatch.setattr(sys, "stderr", buf)
     local_suppression(df, ["a", "b", "c"], k=3, progress=False)

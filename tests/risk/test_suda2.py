@@ -301,7 +301,7 @@ def test_progress_bar(monkeypatch):
     buf = io.StringIO()
     monkeypatch.setattr(sys, "stderr", buf)
     on = suda2(df, ["a", "b", "c"], progress=True)
-    assert buf.getvalue().startswith("\rSUDA2 subsets [") and buf.getvalue().endswith("\n")
+    assert buf.getvalue().startswith("\rSUDA2 subsets:") and buf.getvalue().endswith("\n")
     buf = io.StringIO()
     monkeypatch.setattr(sys, "stderr", buf)
     off = suda2(df, ["a", "b", "c"], progress=False)

@@ -252,12 +252,12 @@ def test_progress_bar(monkeypatch):
     monkeypatch.setattr(sys, "stderr", buf)
     t_on = compare_indicators(df, df, ["mean:x", "gini:x"], seed=1, n_boot=20, progress=True)
     # one bar over 2 files x 2 indicators x 20 replicates
-    assert buf.getvalue().startswith("\rbootstrap [") and "80/80" in buf.getvalue()
+    assert buf.getvalue().startswith("\rbootstrap:") and "80/80" in buf.getvalue()
     assert buf.getvalue().count("\n") == 1
     buf = io.StringIO()
     monkeypatch.setattr(sys, "stderr", buf)
     ci = indicator_ci(df, "gini:x", seed=1, n_boot=20, progress=True)
-    assert buf.getvalue().startswith("\rbootstrap gini(x) [") and "20/20" in buf.getvalue()
+    assert buf.getvalue().startswith("\rbootstrap gini(x):") and "20/20" in buf.getvalue()
     buf = io.StringIO()
     monkeypatch.setattr(sys, "stderr", buf)
     t_off = compare_indicators(df, df, ["mean:x", "gini:x"], seed=1, n_boot=20, progress=False)

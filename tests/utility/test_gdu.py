@@ -331,7 +331,7 @@ def test_progress_bar(monkeypatch):
     buf = io.StringIO()
     monkeypatch.setattr(sys, "stderr", buf)
     on = gdu(o, o, progress=True)
-    assert buf.getvalue().startswith("\rGDU pairs [") and "3/3" in buf.getvalue()
+    assert buf.getvalue().startswith("\rGDU pairs:") and "3/3" in buf.getvalue()
     buf = io.StringIO()
     monkeypatch.setattr(sys, "stderr", buf)
     off = gdu(o, o, progress=False)

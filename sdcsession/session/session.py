@@ -19,21 +19,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import risk_summary as _risk_summary  # noqa: F401  (registers measures)
-from . import utility_summary as _utility_summary  # noqa: F401  (registers measures)
-from .errors import HistoryError, ParameterError, RoleError, SdcError, TreatmentError
+from ..errors import HistoryError, ParameterError, RoleError, SdcError, TreatmentError
+from ..methods.base import Result, Treatment
+from ..methods.basic import Recode, RemoveColumns
+from ..roles import Roles
+from . import risk_view as _risk_view  # noqa: F401  (registers measures)
+from . import utility_view as _utility_view  # noqa: F401  (registers measures)
 from .history import Step, Tree, step_seed
-from .methods.base import Result, Treatment
-from .methods.basic import Recode, RemoveColumns
-from .roles import Roles
-from .session_treatments import TreatmentMethods
+from .risk_view import RiskSummary
 from .state import State
+from .treatment_methods import TreatmentMethods
+from .utility_view import UtilitySummary
 
 __all__ = ["SdcSession", "HistoryView"]
 
 
 class HistoryView(Sequence):
-    """The steps from the root to HEAD (a read-only sequence of :class:`~sdcsession.history.Step`).
+    """The steps from the root to HEAD (a read-only sequence of :class:`~sdcsession.session.history.Step`).
 
     ``to_frame()`` gives one row per step: id, depth, treatment type, parameters, seed, seconds,
     notes.
@@ -61,14 +63,9 @@ class HistoryView(Sequence):
         return pd.DataFrame(rows).set_index("step")
 
     def __repr__(self) -> str:
-        from .display import history_text
+        from .formatting import history_text
 
         return history_text(self._steps)
-
-    def _repr_html_(self) -> str:
-        from .display import history_html
-
-        return history_html(self._steps)
 
 
 class SdcSession(TreatmentMethods):
@@ -175,17 +172,13 @@ class SdcSession(TreatmentMethods):
         return list(self._tree)
 
     @property
-    def risk(self):
-        """:class:`~sdcsession.risk_summary.RiskSummary` of the current state (lazy, cached)."""
-        from .risk_summary import RiskSummary
-
+    def risk(self) -> RiskSummary:
+        """`RiskSummary` of the current state (lazy, cached per state)."""
         return RiskSummary(self._head.state)
 
     @property
-    def utility(self):
-        """:class:`~sdcsession.utility_summary.UtilitySummary` of the current state vs the original."""
-        from .utility_summary import UtilitySummary
-
+    def utility(self) -> UtilitySummary:
+        """`UtilitySummary` of the current state vs the original (lazy, cached per state)."""
         return UtilitySummary(self._head.state, self._head)
 
     # -------------------------------------------------------------------- history
@@ -289,13 +282,13 @@ class SdcSession(TreatmentMethods):
 
         ``protect``: a path (or paths) that must not be overwritten, typically the input file.
         """
-        from .io import write_data
+        from ..io import write_data
 
         return write_data(self._head.state.data, path, protect=protect, **kw)
 
     # ---------------------------------------------------------------- recipes
     def to_recipe(self) -> dict[str, Any]:
-        """The scenario from the root to HEAD as a JSON-serialisable recipe (see :mod:`sdcsession.recipe`)."""
+        """The scenario from the root to HEAD as a JSON-serialisable recipe (see :mod:`sdcsession.session.recipe`)."""
         from .recipe import to_recipe
 
         return to_recipe(self)
@@ -310,44 +303,20 @@ class SdcSession(TreatmentMethods):
     def from_recipe(cls, data: pd.DataFrame, recipe: Any, *, strict: bool = False,
                     name: str | None = None) -> SdcSession:
         """Replay a recipe (dict or JSON path) on ``data``; bit-identical to the recorded session."""
-        from .recipe import from_recipe
+        from .recipe import parse_recipe
 
-        return from_recipe(data, recipe, strict=strict, name=name)
-
-    # ------------------------------------------------------- scenarios and output
-    def tree(self) -> Any:
-        """The whole history tree (all branches), HEADs marked (``.to_frame()``, text, HTML)."""
-        from .compare import tree
-
-        return tree(self)
-
-    def compare(self, *others: Any, measures: Any = None) -> pd.DataFrame:
-        """:func:`sdcsession.compare` of this scenario with ``others``."""
-        from .compare import compare
-
-        return compare(self, *others, measures=measures)
-
-    def report(self, path: Any = None, *others: Any, internal: bool = False, **kw: Any) -> str:
-        """Self-contained HTML report of this scenario (and ``others``); see :mod:`sdcsession.report`."""
-        from .report import report
-
-        return report(self, *others, path=path, internal=internal, **kw)
-
-    @property
-    def plot(self) -> Any:
-        """Plots of this scenario: ``s.plot.ru_map(alt)``, ``.distributions("income")``,
-        ``.mosaic(["sex", "age5"])``, ``.suppressions()``, ``.risk_distribution()``, ``.risk_path()``."""
-        from .plotting import SessionPlots
-
-        return SessionPlots(self)
+        if not isinstance(data, pd.DataFrame):
+            raise RoleError(f"data: expected a pandas DataFrame, got {type(data).__name__}")
+        roles, steps, seed, recorded_name = parse_recipe(data, recipe, strict=strict)
+        roles.validate(data)
+        s = object.__new__(cls)
+        s._init(data.copy(deep=True), roles, seed, name or recorded_name or "main")
+        for t, step_seed_ in steps:
+            s.apply(t, seed=step_seed_)
+        return s
 
     # ---------------------------------------------------------------- display
     def __repr__(self) -> str:
-        from .display import session_text
+        from .formatting import session_text
 
         return session_text(self)
-
-    def _repr_html_(self) -> str:
-        from .display import session_html
-
-        return session_html(self)

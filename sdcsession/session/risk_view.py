@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from .display import CSS, esc, fmt, table_html
+from .formatting import fmt
 from .measures import register
 from .state import State
 
@@ -116,7 +116,7 @@ class RiskSummary:
             out["numeric"] = {k: float(v) for k, v in num.items()}
         return out
 
-    def _rows(self) -> list[tuple[str, str]]:
+    def summary_rows(self) -> list[tuple[str, str]]:
         d = self.to_dict()
         n = d["n_records"]
         rows = [("records", fmt(n)), ("key variables", ", ".join(d["keys"])),
@@ -133,25 +133,22 @@ class RiskSummary:
         return rows
 
     def __repr__(self) -> str:
-        rows = self._rows()
+        rows = self.summary_rows()
         w = max(len(r[0]) for r in rows)
         return "Disclosure risk\n" + "\n".join(f"  {a:<{w}}  {b}" for a, b in rows)
 
-    def _repr_html_(self) -> str:
-        return (CSS + '<div class="sdc-card"><h4>Disclosure risk</h4>' + table_html(self._rows())
-                + f"<!-- {esc(repr(self))} --></div>")
 
 
 @register("unsafe_combinations", "key combinations rarer than k, by dimension (mu-ARGUS style)")
 def _unsafe(state: State, k: int = 3, max_dim: int | None = None) -> pd.DataFrame:
-    from .risk import unsafe_combinations
+    from ..risk import unsafe_combinations
 
     return unsafe_combinations(state.data, list(state.roles.keys), k=k, max_dim=max_dim)
 
 
 @register("l_diversity", "l-diversity of the sensitive variables within key combinations")
 def _ldiv(state: State, c: int = 2) -> pd.DataFrame | None:
-    from .risk import l_diversity
+    from ..risk import l_diversity
 
     if not state.roles.sensitive:
         return None
@@ -160,7 +157,7 @@ def _ldiv(state: State, c: int = 2) -> pd.DataFrame | None:
 
 @register("suda2", "SUDA2 scores, DIS-SUDA scores and variable contributions")
 def _suda2(state: State, dis_fraction: float = 0.01, max_size: int | None = None) -> Any:
-    from .risk import suda2
+    from ..risk import suda2
 
     return suda2(state.data, list(state.roles.keys), dis_fraction=dis_fraction,
                  max_size=max_size)
@@ -168,7 +165,7 @@ def _suda2(state: State, dis_fraction: float = 0.01, max_size: int | None = None
 
 @register("numeric_risk", "interval disclosure (dRisk) and record-linkage risk of numeric variables")
 def _numeric(state: State) -> dict[str, float] | None:
-    from .risk import interval_disclosure, record_linkage_risk
+    from ..risk import interval_disclosure, record_linkage_risk
 
     cols = [c for c in state.roles.numeric if c in state.data.columns]
     if not cols:

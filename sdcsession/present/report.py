@@ -37,8 +37,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError, SdcError
 from .display import esc
-from .errors import ParameterError, SdcError
 
 __all__ = ["report", "REPORT_CSS"]
 
@@ -356,7 +356,7 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     >>> "Risk–utility" in report(s, figures=False)
     True
     """
-    from . import __version__
+    from .._version import __version__
     from .compare import compare, frontier, pick_loss
 
     ss = _sessions(sessions)

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .display import CSS, esc, fmt, table_html
-from .errors import MeasureError
+from ..errors import MeasureError
+from .formatting import fmt
 from .measures import register
 from .state import State
 
@@ -127,7 +127,7 @@ class UtilitySummary:
         The transition matrix is the one stored in the notes of the last PRAM step that treated
         ``column`` on the path from the original to this state.
         """
-        from .utility.entropy import ebil
+        from ..utility.entropy import ebil
 
         step = self._step
         matrix = None
@@ -195,7 +195,7 @@ class UtilitySummary:
                 rows.append({"measure": "lambda", "variable": key, "value": float(v)})
         return pd.DataFrame(rows, columns=["measure", "variable", "value"])
 
-    def _scalars(self) -> list[tuple[str, str]]:
+    def summary_rows(self) -> list[tuple[str, str]]:
         rows = [("suppressed key values", fmt(self.suppressions_total))]
         ch = self.records_changed
         if len(ch):
@@ -210,7 +210,7 @@ class UtilitySummary:
         return rows
 
     def __repr__(self) -> str:
-        rows = self._scalars()
+        rows = self.summary_rows()
         w = max(len(a) for a, _ in rows)
         sup = self.suppressions
         per = ", ".join(f"{k}: {int(v)}" for k, v in sup["suppressions"].items())
@@ -218,13 +218,6 @@ class UtilitySummary:
                 + "\n".join(f"  {a:<{w}}  {b}" for a, b in rows)
                 + (f"\n  suppressions per key: {per}" if per else ""))
 
-    def _repr_html_(self) -> str:
-        sup = self.suppressions
-        return (CSS + '<div class="sdc-card"><h4>Information loss vs the original</h4>'
-                + table_html(self._scalars())
-                + table_html([(k, int(v)) for k, v in sup["suppressions"].items()],
-                             ["key", "suppressions"])
-                + f"<!-- {esc(repr(self))} --></div>")
 
 
 def _pair(state: State, role: str) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
@@ -234,7 +227,7 @@ def _pair(state: State, role: str) -> tuple[pd.DataFrame, pd.DataFrame, list[str
 
 @register("utility.suppressions", "suppressions per key variable", kind="utility")
 def _sup(state: State) -> pd.DataFrame:
-    from .utility.categorical import suppressions
+    from ..utility.categorical import suppressions
 
     o, m, cols = _pair(state, "keys")
     return suppressions(o, m, keys=cols)
@@ -242,7 +235,7 @@ def _sup(state: State) -> pd.DataFrame:
 
 @register("utility.records_changed", "records changed per role variable", kind="utility")
 def _changed(state: State) -> pd.DataFrame:
-    from .utility.categorical import records_changed
+    from ..utility.categorical import records_changed
 
     cols = [c for c in state.original_roles.columns() if c in state.data.columns]
     return records_changed(state.original, state.data, columns=cols)
@@ -250,7 +243,7 @@ def _changed(state: State) -> pd.DataFrame:
 
 @register("utility.entropy_change", "entropy change of the key variables", kind="utility")
 def _ent(state: State) -> pd.DataFrame:
-    from .utility.entropy import entropy_change
+    from ..utility.entropy import entropy_change
 
     o, m, cols = _pair(state, "keys")
     return entropy_change(o, m, columns=cols)
@@ -258,7 +251,7 @@ def _ent(state: State) -> pd.DataFrame:
 
 @register("utility.contingency_loss", "contingency-table loss over pairs of keys", kind="utility")
 def _ctl(state: State) -> pd.DataFrame | None:
-    from .utility.categorical import contingency_loss
+    from ..utility.categorical import contingency_loss
 
     o, m, cols = _pair(state, "keys")
     if len(cols) < 2:
@@ -267,7 +260,7 @@ def _ctl(state: State) -> pd.DataFrame | None:
 
 
 def _numeric_measure(state: State, fn_name: str, min_cols: int) -> float | None:
-    from .utility import continuous
+    from ..utility import continuous
 
     o, m, cols = _pair(state, "numeric")
     if len(cols) < min_cols:
@@ -307,7 +300,7 @@ def _rdisc(state: State) -> float | None:
 
 @register("utility.il_variables", "Mlodak lambda over every role variable", kind="utility")
 def _lambda(state: State) -> Any:
-    from .utility.continuous import il_variables
+    from ..utility.continuous import il_variables
 
     keys, num = _cols(state, "keys"), _cols(state, "numeric")
     if not keys + num:
@@ -319,14 +312,14 @@ def _lambda(state: State) -> Any:
 
 @register("utility.catalogue", "any catalogue measure by name", kind="utility")
 def _catalogue(state: State, name: str, params: Any) -> Any:
-    from .utility.catalogue import compute
+    from ..utility.catalogue import compute
 
     return compute(name, state.original, state.data, **dict(params))
 
 
 @register("utility.benchmark", "benchmark indicators with CIs, original vs masked", kind="utility")
 def _bench(state: State, indicators: Any, by: Any = None, **kw: Any) -> pd.DataFrame:
-    from .utility.benchmark import compare_indicators
+    from ..utility.benchmark import compare_indicators
 
     r = state.original_roles
     return compare_indicators(state.original, state.data, list(indicators) if not isinstance(
@@ -335,7 +328,7 @@ def _bench(state: State, indicators: Any, by: Any = None, **kw: Any) -> pd.DataF
 
 @register("utility.regression", "regression comparison, original vs masked", kind="utility")
 def _regr(state: State, formula: str, model: str = "ols", level: float = 0.95) -> Any:
-    from .utility.regression import compare_regression
+    from ..utility.regression import compare_regression
 
     w = state.original_roles.weight if model != "ols" else None
     return compare_regression(state.original, state.data, formula, model=model, weight=w,
@@ -344,8 +337,49 @@ def _regr(state: State, formula: str, model: str = "ols", level: float = 0.95) -
 
 @register("utility.gdu", "global data utility model", kind="utility")
 def _gdu_measure(state: State, types: Any = None, columns: Any = None, **kw: Any) -> Any:
-    from .utility.gdu import gdu
+    from ..utility.gdu import gdu
 
     if columns is None:
         columns = _cols(state, "keys") + _cols(state, "numeric") + _cols(state, "sensitive")
     return gdu(state.original, state.data, types, columns=list(columns), **kw)
+
+
+def _key_columns(state: State) -> list[str]:
+    return [c for c in state.original_roles.keys
+            if c in state.original.columns and c in state.data.columns]
+
+
+@register("suppressions_by_key", "suppressions per key variable (Series)", kind="utility")
+def _suppressions_by_key(state: State) -> pd.Series:
+    """m_j = #records with key j present in the original and missing now (Templ 2019, part 6);
+    read from ``utility.suppressions`` (one shared cache entry)."""
+    keys = _key_columns(state)
+    if not keys:
+        return pd.Series(dtype=np.int64, name="suppressions")
+    t = state.measure("utility.suppressions")
+    return pd.Series(t["suppressions"].to_numpy(np.int64), index=pd.Index(
+        [str(k) for k in t.index], name="key"), name="suppressions")
+
+
+@register("suppressions_total", "values of key variables missing after treatment but "
+          "present in the original (sum over keys)", kind="utility")
+def _suppressions_total(state: State) -> int:
+    return int(state.measure("suppressions_by_key").sum())
+
+
+@register("lambda_overall", "Mlodak's lambda over the key (nominal) and numeric "
+          "(continuous) variables", kind="utility")
+def _lambda_overall(state: State) -> float | None:
+    """λ with the key variables as nominal (keys are read as categories: a recoded or suppressed
+    value counts 1, whatever the order of the categories) and the numeric ones as continuous."""
+    from ..utility.continuous import il_variables
+
+    both = [c for c in state.data.columns if c in state.original.columns]
+    keys = [c for c in state.original_roles.keys if c in both]
+    num = [c for c in state.original_roles.numeric if c in both and c not in keys]
+    cols = keys + num
+    if not cols:
+        return None
+    types = {c: "nominal" for c in keys} | {c: "continuous" for c in num}
+    return float(il_variables(state.original[cols], state.data[cols], columns=cols,
+                              types=types).overall)

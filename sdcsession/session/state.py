@@ -9,7 +9,7 @@ Example
 -------
 >>> import pandas as pd
 >>> from sdcsession.roles import Roles
->>> from sdcsession.state import State
+>>> from sdcsession.session.state import State
 >>> df = pd.DataFrame({"sex": ["m", "f", "m"]})
 >>> st = State(df, Roles(keys=("sex",)), original=df, original_roles=Roles(keys=("sex",)))
 >>> st.n
@@ -23,7 +23,7 @@ from typing import Any
 import attrs
 import pandas as pd
 
-from .roles import Roles
+from ..roles import Roles
 
 __all__ = ["State"]
 
@@ -46,7 +46,7 @@ class State:
     def measure(self, name: str, /, **params: Any) -> Any:
         """Value of the registered measure ``name`` on this state (computed once, then cached).
 
-        See :func:`sdcsession.measures.available` for the names.
+        See :func:`sdcsession.session.measures.available` for the names.
         """
         from .measures import compute
 

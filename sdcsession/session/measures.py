@@ -9,7 +9,7 @@ Example
 -------
 >>> import pandas as pd
 >>> from sdcsession.roles import Roles
->>> from sdcsession.state import State
+>>> from sdcsession.session.state import State
 >>> df = pd.DataFrame({"sex": ["m", "f", "m"]})
 >>> st = State(df, Roles(keys=("sex",)), original=df, original_roles=Roles(keys=("sex",)))
 >>> int(st.measure("k_violations", k=2))
@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .errors import ParameterError
-from .methods.base import freeze
+from ..errors import ParameterError
+from ..methods.base import freeze
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import State
@@ -101,7 +101,7 @@ def available() -> dict[str, str]:
 # ------------------------------------------------------------------------------------- risk
 @register("frequencies", "fk and Fk per record (missing keys as wildcards, weight alpha)")
 def _frequencies(state: State, alpha: float = 1.0) -> Any:
-    from .risk import frequencies
+    from ..risk import frequencies
 
     r = state.roles
     return frequencies(state.data, list(r.keys), weight=r.weight, alpha=alpha)
@@ -109,7 +109,7 @@ def _frequencies(state: State, alpha: float = 1.0) -> Any:
 
 @register("individual_risk", "individual re-identification risk per record (Benedetti-Franconi)")
 def _individual(state: State, alpha: float = 1.0, method: str = "approx") -> Any:
-    from .risk.individual import individual_risk_from_freq
+    from ..risk.individual import individual_risk_from_freq
 
     f = state.measure("frequencies", alpha=alpha)
     weighted = state.roles.weight is not None
@@ -119,7 +119,7 @@ def _individual(state: State, alpha: float = 1.0, method: str = "approx") -> Any
 
 @register("household_risk", "household risk 1 - prod(1 - r_i) per record (None without household)")
 def _household(state: State, alpha: float = 1.0) -> Any:
-    from .risk.household import household_risk_from_individual
+    from ..risk.household import household_risk_from_individual
 
     r = state.roles
     if r.household is None:

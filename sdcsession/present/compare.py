@@ -2,7 +2,7 @@
 
 A *scenario* is a session (its HEAD) or any step of a history tree. :func:`compare` gives one row per
 scenario with the measures chosen by the roles; every figure is read through
-:meth:`State.measure <sdcsession.state.State.measure>`, so it is computed once per state and cached
+:meth:`State.measure <sdcsession.session.state.State.measure>`, so it is computed once per state and cached
 there (comparing the same scenarios again, or a scenario that shares a state with another one,
 recomputes nothing).
 
@@ -22,92 +22,24 @@ from __future__ import annotations
 import math
 import warnings
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
 import pandas as pd
 
+from ..errors import MeasureError, ParameterError, SdcWarning
+from ..session.measures import MEASURES
 from .display import CSS, esc
-from .errors import MeasureError, ParameterError, SdcWarning
-from .measures import MEASURES, register
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .history import Step
-    from .session import SdcSession
-    from .state import State
+    from ..session.history import Step
+    from ..session.session import SdcSession
+    from ..session.state import State
 
 __all__ = ["MeasureSpec", "DEFAULT_MEASURES", "compare", "default_measures", "frontier", "tree",
            "TreeView", "scenarios", "estimates", "LOSS_COLUMNS", "RISK_COLUMNS"]
-
-
-# --------------------------------------------------------------------------- utility measures
-def _register_once(name: str, description: str, kind: str) -> Callable:
-    """Register ``fn`` as measure ``name`` unless another module registered that name first.
-
-    The utility summary may register the same scalar measures (same names, same definitions); the
-    first registration wins so that both share one per-state cache entry.
-    """
-
-    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
-        if name not in MEASURES:
-            register(name, description, kind)(fn)
-        return fn
-
-    return deco
-
-
-def _key_columns(state: State) -> list[str]:
-    return [c for c in state.original_roles.keys
-            if c in state.original.columns and c in state.data.columns]
-
-
-@_register_once("suppressions_by_key", "suppressions per key variable (Series)", "utility")
-def _suppressions_by_key(state: State) -> pd.Series:
-    """m_j = #records with key j present in the original and missing now (Templ 2019, part 6);
-    read from the utility summary's ``utility.suppressions`` when registered (shared cache)."""
-    keys = _key_columns(state)
-    if not keys:
-        return pd.Series(dtype=np.int64, name="suppressions")
-    if "utility.suppressions" in MEASURES:
-        t = state.measure("utility.suppressions")
-        return pd.Series(t["suppressions"].to_numpy(np.int64), index=pd.Index(
-            [str(k) for k in t.index], name="key"), name="suppressions")
-    o = state.original[keys].isna().to_numpy()
-    m = state.data[keys].isna().to_numpy()
-    return pd.Series((~o & m).sum(axis=0), index=pd.Index(keys, name="key"),
-                     name="suppressions")
-
-
-@_register_once("suppressions_total", "values of key variables missing after treatment but "
-                "present in the original (sum over keys)", "utility")
-def _suppressions_total(state: State) -> int:
-    return int(state.measure("suppressions_by_key").sum())
-
-
-@_register_once("lambda_overall", "Mlodak's lambda over the key (nominal) and numeric "
-                "(continuous) variables", "utility")
-def _lambda_overall(state: State) -> float | None:
-    """λ with the key variables as nominal (keys are read as categories: a recoded or suppressed
-    value counts 1, whatever the order of the categories) and the numeric ones as continuous."""
-    from .utility.continuous import il_variables
-
-    both = [c for c in state.data.columns if c in state.original.columns]
-    keys = [c for c in state.original_roles.keys if c in both]
-    num = [c for c in state.original_roles.numeric if c in both and c not in keys]
-    cols = keys + num
-    if not cols:
-        return None
-    types = {c: "nominal" for c in keys} | {c: "continuous" for c in num}
-    return float(il_variables(state.original[cols], state.data[cols], columns=cols,
-                              types=types).overall)
-
-
-def _ensure_utility_measures() -> None:
-    """Register the utility summary's measures (``utility.il1s`` …) if it was not imported yet."""
-    if "utility.il1s" not in MEASURES:
-        from . import utility_summary  # noqa: F401
 
 
 # ---------------------------------------------------------------------------- measure specs
@@ -176,7 +108,6 @@ def default_measures(states: Sequence[State]) -> list[MeasureSpec]:
     """
     if not states:
         return []
-    _ensure_utility_measures()
     keys = any(st.roles.keys for st in states)
     hh = any(st.roles.household for st in states)
     nnum = max(len(st.original_roles.numeric) for st in states)
@@ -203,7 +134,6 @@ def default_measures(states: Sequence[State]) -> list[MeasureSpec]:
 def _specs(measures: Any, states: Sequence[State]) -> list[MeasureSpec]:
     if measures is None:
         return default_measures(states)
-    _ensure_utility_measures()
     if isinstance(measures, (str, MeasureSpec)):
         measures = [measures]
     out = []
@@ -241,7 +171,7 @@ def scenarios(*items: Any) -> list[tuple[str, Step]]:
     >>> scenarios()
     []
     """
-    from .history import Step
+    from ..session.history import Step
 
     flat: list[Any] = []
 
@@ -587,7 +517,7 @@ def estimates(*items: Any, indicator: Any = None, formula: str | None = None,
     rows = []
     for name, data in frames:
         if indicator is not None:
-            from .utility.benchmark import indicator_ci
+            from ..utility.benchmark import indicator_ci
 
             ci = indicator_ci(data, indicator, weight=weight, method=method, n_boot=n_boot,
                               level=level, seed=seed)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .errors import ParameterError
+from ..errors import ParameterError
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -106,8 +106,8 @@ def _colors(n: int, original: bool) -> list[str]:
 def _frames(items: Sequence[Any], original: bool | pd.DataFrame
             ) -> tuple[list[tuple[str, pd.DataFrame]], bool]:
     """(name, data) for each scenario, the original first when asked; and whether it is there."""
+    from ..session.history import Step
     from .compare import _is_session, scenarios
-    from .history import Step
 
     out: list[tuple[str, pd.DataFrame]] = []
     orig: pd.DataFrame | None = original if isinstance(original, pd.DataFrame) else None
@@ -195,12 +195,12 @@ def ru_map(data: Any, *more: Any, risk: str = "expected_reidentifications",
     literature's anchors become **original data** (no loss, the original risk) and **no release**
     (total loss, zero risk; at loss 1 for measures bounded by 1 — λ, γ —, at the number of key
     cells for suppressions, else at the right edge, marked with an arrow). The non-dominated
-    scenarios (:func:`sdcsession.compare.frontier`) are joined by the frontier staircase, the
+    scenarios (:func:`sdcsession.present.compare.frontier`) are joined by the frontier staircase, the
     dominated ones are drawn hollow. ``threshold`` draws the maximum tolerable risk.
     ``anchors=False`` leaves the anchors out and zooms on the scenarios. Labels that would overlap
     are moved to another side of their point.
 
-    ``data`` is the DataFrame of :func:`sdcsession.compare.compare` or sessions/steps (compared
+    ``data`` is the DataFrame of :func:`sdcsession.present.compare.compare` or sessions/steps (compared
     with the default measures). ``loss=None`` picks λ, else IL1s, else suppressions.
 
     Example
@@ -593,7 +593,7 @@ def risk_path(scenario: Any, *, risk: str | Sequence[str] = "expected_reidentifi
               loss: str | None = None, ax: Axes | None = None) -> Axes:
     """Risk after every step from the original to a scenario's HEAD (or a given step).
 
-    One line per ``risk`` column of :func:`sdcsession.compare.compare` on the left axis, and
+    One line per ``risk`` column of :func:`sdcsession.present.compare.compare` on the left axis, and
     ``loss`` (optional) dashed on a right-hand axis. The steps are the x-axis, labelled with
     their short text.
 
@@ -652,7 +652,7 @@ def ci_plot(table: pd.DataFrame, *, label: str = "scenario", estimate: str = "es
             title: str | None = None, ax: Axes | None = None) -> Axes:
     """Point estimates and confidence intervals across scenarios (a forest plot).
 
-    One row per scenario (``table`` as from :func:`sdcsession.compare.estimates`); the reference
+    One row per scenario (``table`` as from :func:`sdcsession.present.compare.estimates`); the reference
     row (``"original"``) is drawn in dark grey with its interval shaded across the plot and its
     estimate as a dashed line, so that a scenario whose interval leaves the band stands out.
 

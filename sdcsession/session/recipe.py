@@ -10,7 +10,7 @@ A recipe is a dict::
 
 Each step is a treatment's ``to_dict()`` plus the ``seed`` of its generator. A hand-written step may
 omit ``seed``: it is then derived from the session seed and the step's depth exactly as a session
-does (:func:`sdcsession.history.step_seed`). Loading parses JSON only: no pickle, no ``eval``.
+does (:func:`sdcsession.session.history.step_seed`). Loading parses JSON only: no pickle, no ``eval``.
 
 The data fingerprint is the SHA-256 of the column names, dtypes and pandas' row hashes
 (``pandas.util.hash_pandas_object``, index included) of the original data.
@@ -37,13 +37,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .errors import RecipeError, SdcError, SdcWarning
-from .methods.base import TREATMENTS, Treatment, to_jsonable
+from ..errors import RecipeError, SdcError, SdcWarning
+from ..methods.base import TREATMENTS, Treatment, to_jsonable
+from ..roles import Roles
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import SdcSession
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "fingerprint", "to_recipe", "from_recipe", "load_recipe",
+__all__ = ["FORMAT", "FORMAT_VERSION", "fingerprint", "to_recipe", "parse_recipe", "load_recipe",
            "save_recipe", "parse_steps"]
 
 FORMAT = "sdcsession-recipe"
@@ -68,7 +69,7 @@ def fingerprint(df: pd.DataFrame) -> str:
 
 def to_recipe(session: SdcSession) -> dict[str, Any]:
     """The recipe of ``session``: roles, seed, fingerprint and the steps from the root to HEAD."""
-    from . import __version__
+    from .._version import __version__
 
     root = session.history[0].state
     steps = []
@@ -132,17 +133,16 @@ def _check_header(recipe: Any) -> None:
         raise RecipeError("the recipe has problems:\n" + "\n".join(f"  - {p}" for p in problems))
 
 
-def from_recipe(data: pd.DataFrame, recipe: Mapping[str, Any] | str | Path, *,
-                strict: bool = False, name: str | None = None) -> SdcSession:
-    """Replay ``recipe`` on ``data``: a new session whose HEAD is the recipe's last step.
+def parse_recipe(data: pd.DataFrame, recipe: Mapping[str, Any] | str | Path, *,
+                 strict: bool = False) -> tuple[Roles, list[tuple[Treatment, int | None]],
+                                                int | None, str | None]:
+    """Check and parse ``recipe`` (a dict or a JSON path) for replay on ``data``: its roles, its
+    steps as (treatment, seed) pairs, the session seed and the scenario name.
 
-    A recipe given as a path is read as JSON. A data fingerprint different from the recipe's warns
-    (:class:`SdcWarning`) and replays, or raises :class:`RecipeError` with ``strict=True``. The
-    whole recipe is parsed before anything is applied.
+    The whole recipe is parsed before anything is applied. A data fingerprint different from the
+    recipe's warns (`SdcWarning`), or raises `RecipeError` with ``strict=True``.
+    `SdcSession.from_recipe` replays the result.
     """
-    from .roles import Roles
-    from .session import SdcSession
-
     if isinstance(recipe, (str, Path)):
         recipe = load_recipe(recipe)
     _check_header(recipe)
@@ -157,14 +157,8 @@ def from_recipe(data: pd.DataFrame, recipe: Mapping[str, Any] | str | Path, *,
                "the replay will not reproduce the recorded release")
         if strict:
             raise RecipeError(msg)
-        warnings.warn(msg, SdcWarning, stacklevel=2)
-    r = roles
-    s = SdcSession(data, keys=r.keys, numeric=r.numeric, weight=r.weight, household=r.household,
-                   strata=r.strata, sensitive=r.sensitive, pram=r.pram, seed=recipe.get("seed"),
-                   name=name or recipe.get("name") or "main")
-    for t, seed in steps:
-        s.apply(t, seed=seed)
-    return s
+        warnings.warn(msg, SdcWarning, stacklevel=3)
+    return roles, steps, recipe.get("seed"), recipe.get("name")
 
 
 def load_recipe(path: str | Path) -> dict[str, Any]:

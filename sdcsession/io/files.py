@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import DataFileError, MissingDependencyError, SdcError, SdcWarning
+from ..errors import DataFileError, MissingDependencyError, SdcError, SdcWarning
 
 __all__ = [
     "read_data",

@@ -1,6 +1,6 @@
 """The history tree: :class:`Step` nodes and the :class:`Tree` that numbers them.
 
-Every step holds the frozen :class:`~sdcsession.state.State` it produced, its parent, the treatment
+Every step holds the frozen :class:`~sdcsession.session.state.State` it produced, its parent, the treatment
 that produced it (``None`` for the root), the seed of its random generator, the wall time it took and
 the notes the treatment returned. Steps are never removed: undo, redo, branch and checkout only move
 a session's HEAD, so nothing is ever recomputed or copied.
@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import numpy as np
 
-from .errors import HistoryError
+from ..errors import HistoryError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .methods.base import Treatment
+    from ..methods.base import Treatment
     from .state import State
 
 __all__ = ["Step", "Tree", "step_seed"]

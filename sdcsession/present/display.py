@@ -1,4 +1,5 @@
-"""Text and HTML renderers (no plotting here). All HTML is escaped.
+"""HTML renderers of sessions, histories and risk/utility views (no plotting here); all HTML is
+escaped. The plain-text renderers live with the objects (``sdcsession.session.formatting``).
 
 Example
 -------
@@ -12,12 +13,16 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..session.formatting import fmt, history_text, roles_rows, session_text, watched
+
 if TYPE_CHECKING:  # pragma: no cover
-    from .history import Step
-    from .session import SdcSession
+    from ..session.history import Step
+    from ..session.risk_view import RiskSummary
+    from ..session.session import SdcSession
+    from ..session.utility_view import UtilitySummary
 
 __all__ = ["esc", "session_text", "session_html", "history_text", "history_html", "fmt",
-           "table_html", "CSS"]
+           "table_html", "CSS", "risk_html", "utility_html", "watched"]
 
 CSS = (
     "<style>.sdc-card{font-family:system-ui,sans-serif;font-size:13px;border:1px solid #ccd;"
@@ -33,25 +38,6 @@ def esc(x: Any) -> str:
     return html.escape(str(x), quote=True)
 
 
-def fmt(x: Any) -> str:
-    """Format a number for display: integers plainly, floats with 4 significant digits."""
-    if x is None:
-        return "–"
-    if isinstance(x, bool):
-        return str(x)
-    if isinstance(x, int):
-        return f"{x:,}"
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return str(x)
-    if f != f:
-        return "NaN"
-    if f == int(f) and abs(f) < 1e15:
-        return f"{int(f):,}"
-    return f"{f:.4g}"
-
-
 def table_html(rows: Sequence[Sequence[Any]], header: Sequence[str] | None = None) -> str:
     """A small escaped HTML table."""
     out = ["<table>"]
@@ -63,54 +49,10 @@ def table_html(rows: Sequence[Sequence[Any]], header: Sequence[str] | None = Non
     return "".join(out)
 
 
-def _roles_rows(roles: Any) -> list[tuple[str, str]]:
-    rows = []
-    for role in ("keys", "numeric", "weight", "household", "strata", "sensitive", "pram"):
-        v = getattr(roles, role)
-        if v:
-            rows.append((role, ", ".join(v) if isinstance(v, tuple) else str(v)))
-    return rows
-
-
-def watched(session: SdcSession) -> list[tuple[str, Any, Any]]:
-    """(name, value at HEAD, value at HEAD's parent or None) for the session's watched measures.
-
-    Only measures already in the cache of the parent are shown for the parent (display never
-    triggers the computation of a measure that the user did not ask to watch).
-    """
-    from .measures import compute
-
-    out = []
-    head = session.head
-    for name in session.watch:
-        try:
-            now = compute(head.state, name)
-            before = compute(head.parent.state, name) if head.parent is not None else None
-        except Exception as e:  # display must not fail
-            now, before = f"({type(e).__name__})", None
-        out.append((name, now, before))
-    return out
-
-
-def session_text(s: SdcSession) -> str:
-    """Plain-text card of a session."""
-    head = s.head
-    lines = [f"SdcSession {s.name!r}: {s.state.n:,} records, {len(s.data.columns)} columns, "
-             f"seed {s.seed}, HEAD {head.label} (depth {head.depth})"]
-    for role, v in _roles_rows(s.roles):
-        lines.append(f"  {role:<10} {v}")
-    if head.treatment is not None:
-        lines.append(f"  last step  {head.describe()}")
-    for name, now, before in watched(s):
-        delta = "" if before is None else f"  (before: {fmt(before)})"
-        lines.append(f"  {name:<28} {fmt(now)}{delta}")
-    return "\n".join(lines)
-
-
 def session_html(s: SdcSession) -> str:
     """HTML card of a session (escaped), with the text repr as a fallback comment."""
     head = s.head
-    rows = [(r, v) for r, v in _roles_rows(s.roles)]
+    rows = roles_rows(s.roles)
     parts = [CSS, '<div class="sdc-card">',
              f"<h4>SdcSession {esc(s.name)}</h4>",
              f"<div>{s.state.n:,} records · {len(s.data.columns)} columns · seed {s.seed} · "
@@ -137,12 +79,6 @@ def session_html(s: SdcSession) -> str:
     return "".join(parts)
 
 
-def history_text(steps: Sequence[Step]) -> str:
-    """One line per step."""
-    return "\n".join(st.describe() + (f"  [{st.seconds:.3f}s]" if st.treatment else "")
-                     for st in steps)
-
-
 def history_html(steps: Sequence[Step]) -> str:
     """HTML table of steps (escaped)."""
     rows = [(st.id, st.treatment.type if st.treatment else "original",
@@ -151,3 +87,19 @@ def history_html(steps: Sequence[Step]) -> str:
              "; ".join(f"{k}: {v}" for k, v in st.notes.items())[:200]) for st in steps]
     return CSS + '<div class="sdc-card">' + table_html(
         rows, ["step", "treatment", "parameters", "seed", "seconds", "notes"]) + "</div>"
+
+
+def risk_html(r: RiskSummary) -> str:
+    """HTML card of a risk view (the rows of its text repr)."""
+    return (CSS + '<div class="sdc-card"><h4>Disclosure risk</h4>' + table_html(r.summary_rows())
+            + f"<!-- {esc(repr(r))} --></div>")
+
+
+def utility_html(u: UtilitySummary) -> str:
+    """HTML card of a utility view: scalar losses and suppressions per key."""
+    sup = u.suppressions
+    return (CSS + '<div class="sdc-card"><h4>Information loss vs the original</h4>'
+            + table_html(u.summary_rows())
+            + table_html([(k, int(v)) for k, v in sup["suppressions"].items()],
+                         ["key", "suppressions"])
+            + f"<!-- {esc(repr(u))} --></div>")

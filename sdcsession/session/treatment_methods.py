@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .methods.base import TREATMENTS
+from ..methods.base import TREATMENTS
 
 __all__ = ["TreatmentMethods"]
 

@@ -1,0 +1,52 @@
+"""How a session is *shown*: HTML display, plots, scenario comparison and the frontier, reports.
+
+Importing this package (``import sdcsession`` does) registers the presentation conveniences on the
+session classes through `sdcsession.session.extensions` — ``s.plot``, ``s.report()``,
+``s.compare()``, ``s.tree()`` and the ``_repr_html_`` of sessions, histories and risk/utility
+views — so the session layer never imports this one. matplotlib is imported only when a plot is
+drawn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..session import HistoryView, RiskSummary, SdcSession, UtilitySummary
+from ..session.extensions import register_method, register_session_accessor
+from . import display
+from .compare import TreeView, compare, frontier, tree
+from .plotting import SessionPlots
+from .report import report
+
+__all__ = ["compare", "frontier", "tree", "report", "SessionPlots", "TreeView"]
+
+register_session_accessor("plot")(SessionPlots)
+register_method(SdcSession, "_repr_html_")(display.session_html)
+register_method(RiskSummary, "_repr_html_")(display.risk_html)
+register_method(UtilitySummary, "_repr_html_")(display.utility_html)
+
+
+@register_method(HistoryView, "_repr_html_")
+def _history_html(self: HistoryView) -> str:
+    return display.history_html(list(self))
+
+
+@register_method(SdcSession, "tree")
+def _session_tree(self: SdcSession) -> TreeView:
+    """The whole history tree (all branches), HEADs marked (``.to_frame()``, text, HTML)."""
+    return tree(self)
+
+
+@register_method(SdcSession, "compare")
+def _session_compare(self: SdcSession, *others: Any, measures: Any = None) -> pd.DataFrame:
+    """`sdcsession.compare` of this scenario with ``others``."""
+    return compare(self, *others, measures=measures)
+
+
+@register_method(SdcSession, "report")
+def _session_report(self: SdcSession, path: Any = None, *others: Any, internal: bool = False,
+                    **kw: Any) -> Any:
+    """Self-contained HTML report of this scenario (and ``others``); see `sdcsession.report`."""
+    return report(self, *others, path=path, internal=internal, **kw)

@@ -1,0 +1,20 @@
+"""What a session *is*: `SdcSession` (the one mutable HEAD), its roles, frozen states, the history
+tree, cached measures, the risk and utility views, and recipes.
+
+This layer imports the kernels (``risk``, ``methods``, ``utility``) and ``io``, never the
+presentation layer; plots, HTML, compare and report are attached to the session from above
+(see `sdcsession.session.extensions`).
+"""
+
+from ..roles import Roles
+from .extensions import register_method, register_session_accessor
+from .history import Step, Tree, step_seed
+from .recipe import load_recipe, parse_recipe, save_recipe, to_recipe
+from .risk_view import RiskSummary
+from .session import HistoryView, SdcSession
+from .state import State
+from .utility_view import UtilitySummary
+
+__all__ = ["SdcSession", "HistoryView", "Roles", "State", "Step", "Tree", "step_seed",
+           "RiskSummary", "UtilitySummary", "to_recipe", "parse_recipe", "load_recipe",
+           "save_recipe", "register_session_accessor", "register_method"]
