@@ -42,6 +42,7 @@ __all__ = [
     "DataFileError",
     "MissingDependencyError",
     "datasets",
+    "io",
     "methods",
     "risk",
     "utility",

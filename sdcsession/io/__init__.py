@@ -1,7 +1,60 @@
-"""Reading and writing microdata files (CSV, Parquet, Stata, SPSS, SAS) with value labels.
+"""Read and write microdata files: CSV/TSV, Parquet, Stata, SPSS and SAS.
 
-Pure functions on DataFrames and paths; they know nothing of sessions.
+:func:`read_data` and :func:`write_data` dispatch on the file extension (or an explicit ``format``):
+
+=====================  ==========  ===========  =================================================
+extension              format      extra        notes
+=====================  ==========  ===========  =================================================
+.csv .txt (.gz ...)    csv         —            delimiter sniffed among , ; tab | unless ``sep``
+.tsv .tab              tsv         —            tab-separated
+.parquet .pq           parquet     pyarrow      pandas dtypes (categoricals, nullable) kept
+.dta                   stata       pyreadstat   value labels ⇄ pandas categories
+.sav .zsav             spss        pyreadstat   value labels ⇄ pandas categories
+.sas7bdat              sas7bdat    pyreadstat*  read only (* falls back to pandas.read_sas)
+.xpt                   xport       pyreadstat*  read (* as above); write (no value labels)
+=====================  ==========  ===========  =================================================
+
+The optional readers live in the ``io`` extra: ``pip install sdcsession[io]``. When it is missing a
+:class:`MissingDependencyError` says so. Every other problem with a file (missing file, unknown
+extension, wrong delimiter, unknown columns, unreadable or unwritable file, an attempt to overwrite
+a protected input) raises a :class:`DataFileError` naming the file and what to do.
+
+Labelled data (Stata, SPSS). On reading, every variable with value labels becomes a pandas
+``Categorical`` whose categories are the label texts in the order of their numeric codes (unused
+labels are kept as categories; a value without a label becomes the category ``str(value)``). The
+variable labels are kept in ``df.attrs["column_labels"]``. On writing, every categorical column is
+written as integer codes 1..k with the category texts as value labels, missing values as system
+missing; ``df.attrs["column_labels"]`` is written back as variable labels. Empty strings in string
+variables (the missing string of Stata, SPSS and SAS) are read as missing values.
+
+Writing is atomic (a temporary file in the target directory renamed into place) and refuses to
+write over any path given in ``protect`` (typically the input file), so an export never destroys
+the original data.
+
+Example
+-------
+>>> import tempfile, pathlib
+>>> import pandas as pd
+>>> df = pd.DataFrame({"sex": pd.Categorical(["m", "f", None]), "income": [1.5, None, 3.0]})
+>>> with tempfile.TemporaryDirectory() as d:
+...     path = pathlib.Path(d) / "survey.csv"
+...     _ = write_data(df, path)
+...     back = read_data(path, categorical=["sex"])
+>>> back["sex"].tolist(), back["income"].isna().tolist()
+(['m', 'f', nan], [False, True, False])
 """
 
-from .files import *  # noqa: F403
-from .files import __all__  # noqa: F401
+from ..errors import DataFileError, MissingDependencyError
+from .formats import FORMATS, format_of, sniff_delimiter
+from .read import read_data
+from .write import write_data
+
+__all__ = [
+    "read_data",
+    "write_data",
+    "DataFileError",
+    "MissingDependencyError",
+    "FORMATS",
+    "format_of",
+    "sniff_delimiter",
+]

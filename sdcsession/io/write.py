@@ -1,0 +1,131 @@
+"""Writing microdata files (`write_data`): atomic, never over a protected input file."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import DataFileError, SdcError
+from .formats import FORMATS, _pyreadstat, _require_pyarrow, _same_file, format_of
+from .labels import _categories_to_labelled, _column_labels
+
+__all__ = ["write_data"]
+
+
+def write_data(
+    df: pd.DataFrame,
+    path: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    protect: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None = None,
+    overwrite: bool = True,
+    sep: str | None = None,
+    **kw: Any,
+) -> Path:
+    """Write a DataFrame to ``path`` in the format given by its extension; return the path.
+
+    Algorithm: checks first (``path`` is not one of the ``protect`` paths — compared as the same
+    file on disk —, its directory exists and is writable, ``overwrite`` allows replacing an
+    existing file), then writes to a temporary file next to ``path`` and renames it into place, so
+    a failed write leaves no partial file. The index is not written. CSV: ``sep`` (default ","; tab
+    for .tsv), missing values as empty fields, categories as their values. Parquet: pandas dtypes
+    are preserved (pyarrow). Stata/SPSS: categorical columns as codes 1..k with value labels (see
+    module docstring), ``df.attrs["column_labels"]`` as variable labels. SAS: .xpt only.
+    Extra keyword arguments go to the underlying writer.
+
+    Raises
+    ------
+    DataFileError: protected or existing path, missing or unwritable directory, unsupported
+    format for writing, or the writer rejected the data (e.g. a Stata-invalid column name).
+    MissingDependencyError: the optional package for the format is not installed.
+
+    Example
+    -------
+    >>> import tempfile, pathlib
+    >>> import pandas as pd
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     src = pathlib.Path(d) / "in.csv"
+    ...     _ = write_data(pd.DataFrame({"a": [1, 2]}), src)
+    ...     try:
+    ...         write_data(pd.DataFrame({"a": [1]}), src, protect=src)
+    ...     except DataFileError as e:
+    ...         print("refused")
+    refused
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise DataFileError(f"write_data: expected a pandas DataFrame, got {type(df).__name__}")
+    p = Path(path)
+    fmt = format_of(p, format)
+    if not FORMATS[fmt][1]:
+        raise DataFileError(f"{p}: writing the {fmt} format is not supported (read only)")
+    if protect is not None:
+        prot = [protect] if isinstance(protect, (str, os.PathLike)) else list(protect)
+        for q in prot:
+            if _same_file(p, Path(q)):
+                raise DataFileError(
+                    f"{p}: refusing to overwrite the input file {Path(q)}; "
+                    "choose another output path"
+                )
+    if p.is_dir():
+        raise DataFileError(f"{p}: is a directory; give a file name for the output")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise DataFileError(f"{p}: cannot write, the directory {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise DataFileError(f"{p}: cannot write, no write permission in {parent}")
+    if p.exists() and not overwrite:
+        raise DataFileError(f"{p}: the file exists; pass overwrite=True to replace it")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise DataFileError(f"{p}: cannot write, the existing file is read-only")
+    if fmt == "parquet":
+        _require_pyarrow()
+    elif fmt in ("stata", "spss", "xport"):
+        _pyreadstat()
+    if not all(isinstance(c, str) for c in df.columns):
+        df = df.rename(columns=str)
+
+    tmp = p.with_name(f".{p.stem}.tmp-{uuid.uuid4().hex[:8]}{''.join(p.suffixes[-2:]) or '.tmp'}")
+    try:
+        if fmt in ("csv", "tsv"):
+            d = sep if sep is not None else ("\t" if fmt == "tsv" else ",")
+            df.to_csv(tmp, sep=d, index=False, **kw)
+        elif fmt == "parquet":
+            df.to_parquet(tmp, engine="pyarrow", index=False, **kw)
+        else:
+            _write_readstat(df, tmp, fmt, kw)
+        os.replace(tmp, p)
+    except SdcError:
+        raise
+    except PermissionError:
+        raise DataFileError(f"{p}: permission denied when writing") from None
+    except OSError as e:
+        raise DataFileError(f"{p}: cannot write: {e.strerror or e}") from None
+    except Exception as e:
+        raise DataFileError(f"{p}: cannot write as {fmt}: {type(e).__name__}: {e}") from e
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return p
+
+
+def _write_readstat(df: pd.DataFrame, tmp: Path, fmt: str, kw: dict[str, Any]) -> None:
+    prs = _pyreadstat()
+    labels = _column_labels(df)
+    if fmt == "xport":
+        cats = [c for c in df.columns if isinstance(df[c].dtype, pd.CategoricalDtype)]
+        data, _ = _categories_to_labelled(df.assign(**{c: df[c].astype("str") for c in cats}))
+        prs.write_xport(data, str(tmp), column_labels=labels, **kw)
+        return
+    data, value_labels = _categories_to_labelled(df)
+    writer = prs.write_dta if fmt == "stata" else prs.write_sav
+    if value_labels:
+        kw = {
+            "variable_value_labels": {**value_labels, **kw.pop("variable_value_labels", {})},
+            **kw,
+        }
+    writer(data, str(tmp), column_labels=labels, **kw)
