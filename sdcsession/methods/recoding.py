@@ -6,6 +6,10 @@ Each treatment is a pure kernel on a Series (usable without a session) plus a fr
 :class:`GroupCategories` (``"group_categories"``), :class:`TopBottomCode` (``"top_bottom_code"``),
 :class:`RoundValues` (``"round_values"``).
 
+This module holds global recoding; grouping categories, top/bottom coding and rounding live in
+:mod:`sdcsession.methods.category_grouping`, :mod:`sdcsession.methods.top_bottom_coding` and
+:mod:`sdcsession.methods.rounding` and are re-exported here.
+
 Reference: Hundepool et al. (2012), *Statistical Disclosure Control*, Wiley, sec. 3.4 (global
 recoding, top and bottom coding, rounding); Templ, Kowarik & Meindl (2015), J. Stat. Softw. 67(4),
 sec. 4.1 (sdcMicro ``globalRecode``, ``groupAndRename``, ``topBotCoding``).
@@ -20,7 +24,7 @@ Example
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -29,7 +33,11 @@ import pandas as pd
 
 from ..errors import ParameterError, TreatmentError
 from ..roles import Roles
-from .base import Result, Treatment, freeze, require_columns
+from ._recode_checks import _col, _numeric
+from .base import Result, Treatment, require_columns
+from .category_grouping import GroupCategories, group_categories
+from .rounding import RoundValues, round_values
+from .top_bottom_coding import TopBottomCode, top_bottom_code
 
 __all__ = [
     "global_recode", "group_categories", "top_bottom_code", "round_values",
@@ -65,14 +73,6 @@ def _fmt(x: float) -> str:
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     return str(int(x)) if float(x).is_integer() else f"{x:.10g}"
-
-
-def _numeric(s: pd.Series, what: str) -> np.ndarray:
-    if isinstance(s.dtype, pd.CategoricalDtype) or not pd.api.types.is_numeric_dtype(s) or \
-            pd.api.types.is_bool_dtype(s):
-        raise TreatmentError(
-            f"{what}: column {s.name!r} must be numeric, has dtype {s.dtype}")
-    return s.to_numpy(dtype="float64", na_value=np.nan)
 
 
 # ----------------------------------------------------------------------------- global recode
@@ -185,11 +185,6 @@ def _check_method(v: Any) -> None:
         raise ParameterError(f"method: expected one of {list(_METHODS)} or None, got {v!r}")
 
 
-def _col(_self: Any, a: Any, v: Any) -> None:
-    if not isinstance(v, str):
-        raise ParameterError(f"{a.name}: expected a column name, got {v!r}")
-
-
 @attrs.frozen
 class GlobalRecode(Treatment):
     """Recode a numeric key or numeric variable into interval categories (see :func:`global_recode`).
@@ -258,310 +253,3 @@ class GlobalRecode(Treatment):
                  "counts": {str(k): int(v) for k, v in counts.items()},
                  "missing": int(new.isna().sum())}
         return Result(data.assign(**{self.column: new}), roles=new_roles, notes=notes)
-
-
-# ----------------------------------------------------------------------------- grouping
-def _check_groups(groups: Any) -> dict[Any, tuple[Any, ...]]:
-    if not isinstance(groups, Mapping) or not groups:
-        raise ParameterError(f"groups: expected a non-empty {{new: [old, ...]}} mapping, got {groups!r}")
-    out: dict[Any, tuple[Any, ...]] = {}
-    seen: dict[Any, Any] = {}
-    for new, olds in groups.items():
-        if isinstance(olds, (str, bytes)) or not isinstance(olds, (Sequence, np.ndarray, set)):
-            olds = [olds]
-        olds = tuple(olds)
-        if not olds:
-            raise ParameterError(f"groups: group {new!r} lists no categories")
-        for o in olds:
-            if o in seen and seen[o] != new:
-                raise ParameterError(f"groups: category {o!r} is in two groups ({seen[o]!r}, {new!r})")
-            seen[o] = new
-        out[new] = olds
-    return out
-
-
-def group_categories(series: pd.Series, groups: Mapping[Any, Sequence[Any]]) -> pd.Series:
-    """Merge categories: ``{"new": [old, ...], ...}`` (sdcMicro ``groupAndRename``).
-
-    Categories not listed are kept; missing values stay missing. The result is a Categorical
-    whose categories keep the original order, a merged group taking the place of its first member.
-    Old values given as strings match numeric codes with the same text (JSON recipes).
-
-    Example
-    -------
-    >>> import pandas as pd
-    >>> group_categories(pd.Series(["a", "b", "c", None]), {"ab": ["a", "b"]}).tolist()
-    ['ab', 'ab', 'c', nan]
-    """
-    if not isinstance(series, pd.Series):
-        raise TreatmentError(f"group_categories: expected a pandas Series, got {type(series).__name__}")
-    g = _check_groups(groups)
-    if isinstance(series.dtype, pd.CategoricalDtype):
-        cats = list(series.cat.categories)
-        codes = np.asarray(series.cat.codes)
-        ordered = bool(series.cat.ordered)
-    else:
-        codes, uniq = pd.factorize(series, sort=True, use_na_sentinel=True)
-        cats = list(uniq)
-        ordered = False
-    text = {str(c): c for c in cats}
-    lookup: dict[Any, Any] = {}
-    absent = []
-    for new, olds in g.items():
-        for o in olds:
-            c = o if o in cats else text.get(str(o), _ABSENT)
-            if c is _ABSENT:
-                absent.append(o)
-            else:
-                lookup[c] = new
-    if len(absent) == sum(len(v) for v in g.values()):
-        raise TreatmentError(
-            f"group_categories: none of {absent} is a category of column {series.name!r}")
-    new_cats: list[Any] = []
-    for c in cats:
-        v = lookup.get(c, c)
-        if v not in new_cats:
-            new_cats.append(v)
-    pos = np.array([new_cats.index(lookup.get(c, c)) for c in cats] + [-1], dtype=np.int64)
-    cat = pd.Categorical.from_codes(pos[codes], categories=new_cats, ordered=ordered)
-    out = pd.Series(cat, index=series.index, name=series.name)
-    out.attrs["absent"] = [str(a) for a in absent]
-    return out
-
-
-_ABSENT = object()
-
-
-@attrs.frozen
-class GroupCategories(Treatment):
-    """Merge categories of a key variable: ``groups={"new": [old, ...]}``.
-
-    Example
-    -------
-    >>> import numpy as np, pandas as pd
-    >>> from sdcsession.roles import Roles
-    >>> df = pd.DataFrame({"walls": [1, 2, 3]})
-    >>> t = GroupCategories("walls", {"1-2": [1, 2]})
-    >>> t.apply(df, Roles(keys=("walls",)), np.random.default_rng(0)).data["walls"].tolist()
-    ['1-2', '1-2', 3]
-    """
-
-    type = "group_categories"
-
-    column: str = attrs.field(validator=_col)
-    groups: dict[Any, tuple[Any, ...]] = attrs.field(converter=_check_groups)
-
-    def __hash__(self) -> int:
-        return hash((self.column, freeze(self.groups)))
-
-    def check(self, data: pd.DataFrame, roles: Roles) -> None:
-        require_columns(data, [self.column], "group_categories")
-        if self.column not in roles.keys and self.column not in roles.pram:
-            raise TreatmentError(
-                f"group_categories: column {self.column!r} is not a key (or PRAM) variable "
-                f"(roles: {roles.role_of(self.column) or 'none'})")
-
-    def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
-        old = data[self.column]
-        new = group_categories(old, self.groups)
-        absent = new.attrs.pop("absent", [])
-        differ = (old.astype(object) != new.astype(object)).to_numpy() & old.notna().to_numpy()
-        notes: dict[str, Any] = {"column": self.column,
-                                 "changed": int(differ.sum()),
-                                 "categories": [str(c) for c in new.cat.categories]}
-        if absent:
-            notes["not_present"] = absent
-        return Result(data.assign(**{self.column: new}), notes=notes)
-
-
-# ----------------------------------------------------------------------------- top/bottom coding
-def top_bottom_code(series: pd.Series, value: Any, replacement: Any = None, *,
-                    kind: str = "top") -> pd.Series:
-    """Top code (values above ``value``) or bottom code (values below) with ``replacement``.
-
-    Numeric: ``x > value`` (top) or ``x < value`` (bottom) become ``replacement`` (default
-    ``value``). Ordered categorical: the categories after (before) ``value`` in the order are merged
-    into ``replacement`` (default ``value``), placed at the end (start). Unordered categorical or
-    text columns raise :class:`TreatmentError`.
-
-    Example
-    -------
-    >>> import pandas as pd
-    >>> top_bottom_code(pd.Series([1.0, 5.0, 9.0]), 6, kind="top").tolist()
-    [1.0, 5.0, 6.0]
-    >>> top_bottom_code(pd.Series([1, 5, 9]), 3, 0, kind="bottom").tolist()
-    [0, 5, 9]
-    """
-    if kind not in ("top", "bottom"):
-        raise ParameterError(f"kind: expected 'top' or 'bottom', got {kind!r}")
-    if not isinstance(series, pd.Series):
-        raise TreatmentError(f"top_bottom_code: expected a pandas Series, got {type(series).__name__}")
-    rep = value if replacement is None else replacement
-    if isinstance(series.dtype, pd.CategoricalDtype):
-        if not series.cat.ordered:
-            raise TreatmentError(
-                f"top_bottom_code: column {series.name!r} is an unordered categorical; top/bottom "
-                "coding needs a numeric or ordered variable (use group_categories)")
-        cats = list(series.cat.categories)
-        if value not in cats:
-            raise TreatmentError(f"top_bottom_code: {value!r} is not a category of {series.name!r}: {cats}")
-        i = cats.index(value)
-        affected = cats[i + 1:] if kind == "top" else cats[:i]
-        if kind == "top":
-            keep = [c for c in cats[:i + 1] if c != rep]
-            new_cats = keep + [rep] if rep not in keep else keep
-        else:
-            keep = [c for c in cats[i:] if c != rep]
-            new_cats = [rep] + keep
-        mapping = {c: rep for c in affected}
-        vals = series.astype(object).map(lambda v: mapping.get(v, v))
-        cat = pd.Categorical(vals, categories=new_cats, ordered=True)
-        return pd.Series(cat, index=series.index, name=series.name)
-    x = _numeric(series, "top_bottom_code")
-    try:
-        v, r = float(value), float(rep)
-    except (TypeError, ValueError):
-        raise ParameterError(
-            f"top_bottom_code: value and replacement must be numbers for numeric column "
-            f"{series.name!r}, got {value!r}, {rep!r}") from None
-    hit = (x > v) if kind == "top" else (x < v)
-    if not hit.any():
-        return series.copy()
-    out = series.copy()
-    if pd.api.types.is_integer_dtype(series) and float(r).is_integer():
-        out[hit] = int(r)
-    else:
-        out = out.astype("float64")
-        out[hit] = r
-    return out
-
-
-@attrs.frozen
-class TopBottomCode(Treatment):
-    """Top or bottom coding of a numeric (or ordered categorical) variable.
-
-    Example
-    -------
-    >>> TopBottomCode("income", 1e6, kind="top").to_dict()["kind"]
-    'top'
-    """
-
-    type = "top_bottom_code"
-
-    column: str = attrs.field(validator=_col)
-    value: Any = attrs.field()
-    replacement: Any = attrs.field(default=None)
-    kind: str = attrs.field(default="top")
-
-    @kind.validator
-    def _k(self, _a: Any, v: Any) -> None:
-        if v not in ("top", "bottom"):
-            raise ParameterError(f"kind: expected 'top' or 'bottom', got {v!r}")
-
-    @value.validator
-    def _v(self, _a: Any, v: Any) -> None:
-        if v is None or (isinstance(v, float) and math.isnan(v)):
-            raise ParameterError("value: expected the top/bottom coding threshold, got a missing value")
-
-    def check(self, data: pd.DataFrame, roles: Roles) -> None:
-        require_columns(data, [self.column], "top_bottom_code")
-        if self.column not in roles.keys and self.column not in roles.numeric:
-            raise TreatmentError(
-                f"top_bottom_code: column {self.column!r} is neither a key nor a numeric variable")
-        s = data[self.column]
-        if isinstance(s.dtype, pd.CategoricalDtype):
-            if not s.cat.ordered:
-                raise TreatmentError(
-                    f"top_bottom_code: column {self.column!r} is an unordered categorical; "
-                    "top/bottom coding needs a numeric or ordered variable")
-        elif not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
-            raise TreatmentError(
-                f"top_bottom_code: column {self.column!r} is categorical (dtype {s.dtype}); "
-                "top/bottom coding needs a numeric or ordered variable")
-
-    def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
-        old = data[self.column]
-        new = top_bottom_code(old, self.value, self.replacement, kind=self.kind)
-        changed = int((old.astype(object) != new.astype(object)).sum() - (
-            old.isna() & new.isna()).sum())
-        return Result(data.assign(**{self.column: new}),
-                      notes={"column": self.column, "changed": changed, "kind": self.kind})
-
-
-# ----------------------------------------------------------------------------- rounding
-def round_values(series: pd.Series, *, digits: int | None = None,
-                 base: float | None = None) -> pd.Series:
-    """Round a numeric variable to ``digits`` decimals (negative: tens, hundreds...) or to the
-    nearest multiple of ``base`` (``base * round(x / base)``; halves to even, as R's ``round``).
-
-    Example
-    -------
-    >>> import pandas as pd
-    >>> round_values(pd.Series([1234.5, 987.0]), base=100).tolist()
-    [1200.0, 1000.0]
-    >>> round_values(pd.Series([1.26, 3.14159]), digits=1).tolist()
-    [1.3, 3.1]
-    """
-    _check_round(digits, base)
-    x = _numeric(series, "round_values")
-    if digits is not None:
-        y = np.round(x, int(digits))
-    else:
-        y = np.round(x / float(base)) * float(base)
-    out = pd.Series(y, index=series.index, name=series.name)
-    if pd.api.types.is_integer_dtype(series) and (
-            (digits is not None and digits >= 0) or (base is not None and float(base).is_integer())):
-        out = out.astype(series.dtype)
-    return out
-
-
-def _check_round(digits: Any, base: Any) -> None:
-    if (digits is None) == (base is None):
-        raise ParameterError("round_values: give exactly one of digits= or base=")
-    if digits is not None and (isinstance(digits, bool) or not isinstance(digits, (int, np.integer))):
-        raise ParameterError(f"digits: expected an integer, got {digits!r}")
-    if base is not None and (isinstance(base, bool) or not isinstance(
-            base, (int, float, np.integer, np.floating)) or not base > 0 or not np.isfinite(base)):
-        raise ParameterError(f"base: expected a positive number, got {base!r}")
-
-
-@attrs.frozen
-class RoundValues(Treatment):
-    """Round numeric variables to ``digits`` decimals or to multiples of ``base``.
-
-    Example
-    -------
-    >>> RoundValues(["income"], base=1000).to_dict()
-    {'type': 'round_values', 'columns': ['income'], 'digits': None, 'base': 1000}
-    """
-
-    type = "round_values"
-
-    columns: tuple[str, ...] = attrs.field(converter=lambda v: _round_cols(v))
-    digits: int | None = attrs.field(default=None)
-    base: float | None = attrs.field(default=None)
-
-    def __attrs_post_init__(self) -> None:
-        _check_round(self.digits, self.base)
-
-    def check(self, data: pd.DataFrame, roles: Roles) -> None:
-        require_columns(data, self.columns, "round_values")
-        bad = [c for c in self.columns if c not in roles.numeric]
-        if bad:
-            raise TreatmentError(f"round_values: column(s) {bad} are not numeric variables (role)")
-        for c in self.columns:
-            _numeric(data[c], "round_values")
-
-    def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
-        new = {c: round_values(data[c], digits=self.digits, base=self.base) for c in self.columns}
-        changed = {c: int((data[c].to_numpy(dtype=float, na_value=np.nan)
-                           != new[c].to_numpy(dtype=float, na_value=np.nan)).sum()
-                          - (data[c].isna() & new[c].isna()).sum()) for c in self.columns}
-        return Result(data.assign(**new), notes={"changed": changed})
-
-
-def _round_cols(v: Any) -> tuple[str, ...]:
-    cols = (v,) if isinstance(v, str) else tuple(v) if isinstance(v, (list, tuple)) else None
-    if not cols or not all(isinstance(c, str) for c in cols):
-        raise ParameterError(f"columns: expected one or more column names, got {v!r}")
-    return cols

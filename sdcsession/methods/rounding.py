@@ -1,0 +1,98 @@
+"""Rounding of numeric variables to decimals or to multiples of a base: the kernel
+:func:`round_values` and the treatment :class:`RoundValues` (``"round_values"``).
+
+Reference: Hundepool et al. (2012), *Statistical Disclosure Control*, Wiley, sec. 3.4.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError, TreatmentError
+from ..roles import Roles
+from ._recode_checks import _numeric
+from .base import Result, Treatment, require_columns
+
+__all__ = ["round_values", "RoundValues"]
+
+
+def round_values(series: pd.Series, *, digits: int | None = None,
+                 base: float | None = None) -> pd.Series:
+    """Round a numeric variable to ``digits`` decimals (negative: tens, hundreds...) or to the
+    nearest multiple of ``base`` (``base * round(x / base)``; halves to even, as R's ``round``).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> round_values(pd.Series([1234.5, 987.0]), base=100).tolist()
+    [1200.0, 1000.0]
+    >>> round_values(pd.Series([1.26, 3.14159]), digits=1).tolist()
+    [1.3, 3.1]
+    """
+    _check_round(digits, base)
+    x = _numeric(series, "round_values")
+    if digits is not None:
+        y = np.round(x, int(digits))
+    else:
+        y = np.round(x / float(base)) * float(base)
+    out = pd.Series(y, index=series.index, name=series.name)
+    if pd.api.types.is_integer_dtype(series) and (
+            (digits is not None and digits >= 0) or (base is not None and float(base).is_integer())):
+        out = out.astype(series.dtype)
+    return out
+
+
+def _check_round(digits: Any, base: Any) -> None:
+    if (digits is None) == (base is None):
+        raise ParameterError("round_values: give exactly one of digits= or base=")
+    if digits is not None and (isinstance(digits, bool) or not isinstance(digits, (int, np.integer))):
+        raise ParameterError(f"digits: expected an integer, got {digits!r}")
+    if base is not None and (isinstance(base, bool) or not isinstance(
+            base, (int, float, np.integer, np.floating)) or not base > 0 or not np.isfinite(base)):
+        raise ParameterError(f"base: expected a positive number, got {base!r}")
+
+
+@attrs.frozen
+class RoundValues(Treatment):
+    """Round numeric variables to ``digits`` decimals or to multiples of ``base``.
+
+    Example
+    -------
+    >>> RoundValues(["income"], base=1000).to_dict()
+    {'type': 'round_values', 'columns': ['income'], 'digits': None, 'base': 1000}
+    """
+
+    type = "round_values"
+
+    columns: tuple[str, ...] = attrs.field(converter=lambda v: _round_cols(v))
+    digits: int | None = attrs.field(default=None)
+    base: float | None = attrs.field(default=None)
+
+    def __attrs_post_init__(self) -> None:
+        _check_round(self.digits, self.base)
+
+    def check(self, data: pd.DataFrame, roles: Roles) -> None:
+        require_columns(data, self.columns, "round_values")
+        bad = [c for c in self.columns if c not in roles.numeric]
+        if bad:
+            raise TreatmentError(f"round_values: column(s) {bad} are not numeric variables (role)")
+        for c in self.columns:
+            _numeric(data[c], "round_values")
+
+    def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
+        new = {c: round_values(data[c], digits=self.digits, base=self.base) for c in self.columns}
+        changed = {c: int((data[c].to_numpy(dtype=float, na_value=np.nan)
+                           != new[c].to_numpy(dtype=float, na_value=np.nan)).sum()
+                          - (data[c].isna() & new[c].isna()).sum()) for c in self.columns}
+        return Result(data.assign(**new), notes={"changed": changed})
+
+
+def _round_cols(v: Any) -> tuple[str, ...]:
+    cols = (v,) if isinstance(v, str) else tuple(v) if isinstance(v, (list, tuple)) else None
+    if not cols or not all(isinstance(c, str) for c in cols):
+        raise ParameterError(f"columns: expected one or more column names, got {v!r}")
+    return cols
