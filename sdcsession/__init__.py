@@ -14,11 +14,13 @@ from .errors import (
     MissingDependencyError,
     ParameterError,
     RecipeError,
+    ReleaseError,
     RoleError,
     SdcError,
     SdcWarning,
     TreatmentError,
 )
+from .io import read_data, write_data
 from .methods.base import Treatment
 from .present import compare, frontier, report
 from .roles import Roles
@@ -32,6 +34,9 @@ __all__ = [
     "Roles",
     "Treatment",
     "SdcError",
+    "ReleaseError",
+    "read_data",
+    "write_data",
     "RoleError",
     "ParameterError",
     "TreatmentError",

@@ -17,6 +17,7 @@ __all__ = [
     "RoleError",
     "ParameterError",
     "TreatmentError",
+    "ReleaseError",
     "HistoryError",
     "MeasureError",
     "RecipeError",
@@ -68,6 +69,10 @@ class RecipeError(SdcError, ValueError):
 
 class DataFileError(SdcError, ValueError):
     """A data file cannot be read or written as asked (the message names the file and the fix)."""
+
+
+class ReleaseError(SdcError, ValueError):
+    """The release check found ``block`` findings: the data are not safe to export as they are."""
 
 
 class MissingDependencyError(SdcError, ImportError):

@@ -1,4 +1,5 @@
-"""Variable roles: which columns are key variables, numeric, weight, household, strata, sensitive, PRAM.
+"""Variable roles: which columns are key variables, numeric, weight, household, strata, sensitive,
+PRAM, direct identifiers, and which variables are linked to a key variable.
 
 A :class:`Roles` value is frozen; :meth:`Roles.validate` checks it against a DataFrame and raises one
 :class:`~sdcsession.errors.RoleError` that lists every problem found.
@@ -61,6 +62,24 @@ def _tuple(value: Any) -> tuple[str, ...]:
     return as_names(value)
 
 
+def _linked(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``{key: [linked, ...]}`` (or pairs) as a sorted tuple of (key, names) pairs (hashable)."""
+    if value is None:
+        return ()
+    if isinstance(value, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in value):
+        items = list(value)
+    elif isinstance(value, dict):
+        items = list(value.items())
+    else:
+        raise RoleError(f"linked: expected a mapping {{key: [linked variables]}}, got {value!r}")
+    out = []
+    for k, v in items:
+        if not isinstance(k, str):
+            raise RoleError(f"linked: expected key variable names (str) as keys, got {k!r}")
+        out.append((k, as_names(v, f"linked[{k!r}]")))
+    return tuple(sorted(out))
+
+
 def _suggest(name: str, columns: list[str]) -> str:
     close = difflib.get_close_matches(name, columns, n=3, cutoff=0.6)
     return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
@@ -79,6 +98,11 @@ class Roles:
     strata : columns defining strata in which treatments are applied separately.
     sensitive : sensitive variables (l-diversity).
     pram : categorical variables intended for PRAM (not key variables for risk).
+    identifiers : direct identifiers (names, phone numbers, ids): never part of a release and no
+        other role; treatments refuse them.
+    linked : ``{key: [variables]}``: variables that reveal their key (sdcMicro's ghost variables,
+        e.g. ``{"age5": ["age", "birth_year"]}``); wherever a treatment suppresses a key value, the
+        same records' linked variables are suppressed in the same step.
     """
 
     keys: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
@@ -88,23 +112,35 @@ class Roles:
     strata: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     sensitive: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
     pram: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    identifiers: tuple[str, ...] = attrs.field(default=(), converter=_tuple)
+    linked: tuple[tuple[str, tuple[str, ...]], ...] = attrs.field(default=(), converter=_linked)
 
     # ------------------------------------------------------------------ helpers
     def columns(self) -> tuple[str, ...]:
         """Every column named by some role, each once, in role order."""
         out: list[str] = []
         for n in (*self.keys, *self.numeric, self.weight, self.household, *self.strata,
-                  *self.sensitive, *self.pram):
+                  *self.sensitive, *self.pram, *self.identifiers, *self.linked_columns()):
             if n is not None and n not in out:
                 out.append(n)
         return tuple(out)
 
+    def linked_map(self) -> dict[str, tuple[str, ...]]:
+        """``{key: (linked variables, ...)}``."""
+        return dict(self.linked)
+
+    def linked_columns(self) -> tuple[str, ...]:
+        """Every linked variable, each once."""
+        return tuple(dict.fromkeys(c for _, cols in self.linked for c in cols))
+
     def role_of(self, column: str) -> list[str]:
         """Names of the roles a column has (``[]`` when it has none)."""
         out = []
-        for role in ("keys", "numeric", "strata", "sensitive", "pram"):
+        for role in ("keys", "numeric", "strata", "sensitive", "pram", "identifiers"):
             if column in getattr(self, role):
                 out.append(role)
+        if column in self.linked_columns():
+            out.append("linked")
         for role in ("weight", "household"):
             if getattr(self, role) == column:
                 out.append(role)
@@ -122,11 +158,19 @@ class Roles:
             weight=None if self.weight in drop else self.weight,
             household=None if self.household in drop else self.household,
             strata=keep(self.strata), sensitive=keep(self.sensitive), pram=keep(self.pram),
+            identifiers=keep(self.identifiers),
+            linked=tuple((k, keep(v)) for k, v in self.linked if k not in drop and keep(v)),
         )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form (lists for tuples)."""
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in attrs.asdict(self).items()}
+        out = {k: (list(v) if isinstance(v, tuple) else v)
+               for k, v in attrs.asdict(self, recurse=False).items() if k != "linked"}
+        if self.linked:
+            out["linked"] = {k: list(v) for k, v in self.linked}
+        if not self.identifiers:
+            del out["identifiers"]  # recipes written before identifiers existed stay identical
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Roles:
@@ -160,12 +204,34 @@ class Roles:
         if require_keys and not self.keys:
             problems.append("keys: no key variables declared (give keys=[...], the quasi-identifiers)")
         missing = set()
-        for role in ("keys", "numeric", "weight", "household", "strata", "sensitive", "pram"):
+        linked = self.linked_map()
+        for role in ("keys", "numeric", "weight", "household", "strata", "sensitive", "pram",
+                     "identifiers"):
             for name in as_names(getattr(self, role)):
                 if name not in df.columns:
                     missing.add(name)
                     problems.append(f"{role}: unknown column {name!r}{_suggest(name, cols)}")
-        for role in ("keys", "numeric", "strata", "sensitive", "pram"):
+        for key, cols in linked.items():
+            if key not in self.keys:
+                problems.append(f"linked: {key!r} is not a key variable (linked variables follow "
+                                "the suppressions of a key; declare it in keys=)")
+            for name in cols:
+                if name not in df.columns and name not in missing:
+                    missing.add(name)
+                    problems.append(f"linked[{key!r}]: unknown column {name!r}{_suggest(name, cols)}")
+                if name in self.keys:
+                    problems.append(f"linked[{key!r}]: {name!r} is itself a key variable")
+                if name in (self.weight, self.household):
+                    problems.append(f"linked[{key!r}]: {name!r} is the weight or household id")
+        for ident in self.identifiers:
+            others = [r for r in self.role_of(ident) if r != "identifiers"]
+            if others:
+                problems.append(f"identifiers: {ident!r} is a direct identifier and cannot also be "
+                                f"{' and '.join(others)}")
+            if ident in (self.weight, self.household):
+                problems.append(f"identifiers: {ident!r} is a direct identifier and cannot also "
+                                "be the weight or household id")
+        for role in ("keys", "numeric", "strata", "sensitive", "pram", "identifiers"):
             vals = getattr(self, role)
             rep = sorted({v for v in vals if vals.count(v) > 1})
             if rep:

@@ -123,6 +123,8 @@ def read_data(
                 if not isinstance(df[c].dtype, pd.CategoricalDtype)
             }
         )
+    # the file the data came from: a session made from them never exports over it
+    df.attrs = {**df.attrs, "source": str(p.resolve())}
     return df
 
 

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
+import numpy as np
 
 from ..errors import ParameterError
 from ..methods.base import freeze
@@ -83,6 +84,8 @@ def compute(state: State, name: str, /, **params: Any) -> Any:
     if m is None:
         raise ParameterError(f"measure: unknown measure {name!r}; known: {sorted(MEASURES)}")
     params = {**_defaults(name), **params}
+    if "alpha" in params and params["alpha"] is None:
+        params["alpha"] = state.alpha  # the session's alpha (sdcMicro createSdcObj(alpha=))
     key = cache_key(name, params)
     cache = state.cache
     if key in cache:
@@ -100,7 +103,7 @@ def available() -> dict[str, str]:
 
 # ------------------------------------------------------------------------------------- risk
 @register("frequencies", "fk and Fk per record (missing keys as wildcards, weight alpha)")
-def _frequencies(state: State, alpha: float = 1.0) -> Any:
+def _frequencies(state: State, alpha: float | None = None) -> Any:
     from ..risk import frequencies
 
     r = state.roles
@@ -108,7 +111,7 @@ def _frequencies(state: State, alpha: float = 1.0) -> Any:
 
 
 @register("individual_risk", "individual re-identification risk per record (Benedetti-Franconi)")
-def _individual(state: State, alpha: float = 1.0, method: str = "approx") -> Any:
+def _individual(state: State, alpha: float | None = None, method: str = "approx") -> Any:
     from ..risk.individual import individual_risk_from_freq
 
     f = state.measure("frequencies", alpha=alpha)
@@ -118,7 +121,7 @@ def _individual(state: State, alpha: float = 1.0, method: str = "approx") -> Any
 
 
 @register("household_risk", "household risk 1 - prod(1 - r_i) per record (None without household)")
-def _household(state: State, alpha: float = 1.0) -> Any:
+def _household(state: State, alpha: float | None = None) -> Any:
     from ..risk.household import household_risk_from_individual
 
     r = state.roles
@@ -129,8 +132,8 @@ def _household(state: State, alpha: float = 1.0) -> Any:
 
 
 @register("k_violations", "number of records whose key combination has fk < k (Fk < k if weighted)")
-def _kviol(state: State, k: int = 3, weighted: bool = False, alpha: float = 1.0) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int,)) or k < 1:
+def _kviol(state: State, k: int = 3, weighted: bool = False, alpha: float | None = None) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ParameterError(f"k: expected an integer >= 1, got {k!r}")
     f = state.measure("frequencies", alpha=alpha)
     col = "Fk" if weighted else "fk"

@@ -79,6 +79,7 @@ def to_recipe(session: SdcSession) -> dict[str, Any]:
     return to_jsonable({
         "format": FORMAT, "format_version": FORMAT_VERSION, "package_version": __version__,
         "name": session.name, "seed": session.seed, "roles": root.roles.to_dict(),
+        "options": {"alpha": session.alpha, "k": session.k},
         "data": {"fingerprint": fingerprint(root.data), "n_records": len(root.data),
                  "columns": [str(c) for c in root.data.columns]},
         "steps": steps,

@@ -28,9 +28,9 @@ __all__ = ["RiskSummary"]
 class RiskSummary:
     """Disclosure risk of a state (see the attributes); text and HTML display, ``to_dict()``."""
 
-    def __init__(self, state: State, alpha: float = 1.0) -> None:
+    def __init__(self, state: State, alpha: float | None = None) -> None:
         self._state = state
-        self.alpha = alpha
+        self.alpha = state.alpha if alpha is None else alpha
 
     # --------------------------------------------------------------- frequencies
     @property
@@ -115,6 +115,21 @@ class RiskSummary:
         if num is not None:
             out["numeric"] = {k: float(v) for k, v in num.items()}
         return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """The scalar risk figures as a one-column table (``measure`` index, ``value``), like
+        ``s.utility.to_frame()``.
+
+        >>> import sdcsession as sdc
+        >>> s = sdc.SdcSession(sdc.datasets.synthetic_survey(100, seed=1), keys=["sex"], seed=1)
+        >>> float(s.risk.to_frame().loc["k3_violations", "value"])
+        0.0
+        """
+        d = self.to_dict()
+        rows = [(k, float(v)) for k, v in d.items()
+                if k not in ("keys", "numeric") and v is not None]
+        rows += [(f"numeric.{k}", float(v)) for k, v in (d.get("numeric") or {}).items()]
+        return pd.DataFrame(rows, columns=["measure", "value"]).set_index("measure")
 
     def summary_rows(self) -> list[tuple[str, str]]:
         d = self.to_dict()

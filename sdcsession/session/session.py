@@ -14,18 +14,28 @@ from __future__ import annotations
 import time
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import HistoryError, ParameterError, RoleError, SdcError, TreatmentError
+from ..errors import (
+    HistoryError,
+    ParameterError,
+    RecipeError,
+    RoleError,
+    SdcError,
+    TreatmentError,
+)
 from ..methods.base import Result, Treatment
 from ..methods.basic import Recode, RemoveColumns
 from ..roles import Roles
 from . import risk_view as _risk_view  # noqa: F401  (registers measures)
 from . import utility_view as _utility_view  # noqa: F401  (registers measures)
+from .guards import check_identifiers, follow_linked
 from .history import Step, Tree, step_seed
+from .release import export, release_check, release_data
 from .risk_view import RiskSummary
 from .state import State
 from .treatment_methods import TreatmentMethods
@@ -94,24 +104,39 @@ class SdcSession(TreatmentMethods):
                  numeric: Iterable[str] | str | None = None, weight: str | None = None,
                  household: str | None = None, strata: Iterable[str] | str | None = None,
                  sensitive: Iterable[str] | str | None = None,
-                 pram: Iterable[str] | str | None = None, seed: int | None = None,
+                 pram: Iterable[str] | str | None = None,
+                 identifiers: Iterable[str] | str | None = None,
+                 linked: Mapping[str, Iterable[str] | str] | None = None,
+                 alpha: float = 1.0, k: int = 3, seed: int | None = None,
                  name: str = "main") -> None:
         if not isinstance(data, pd.DataFrame):
             raise RoleError(f"data: expected a pandas DataFrame, got {type(data).__name__}")
         roles = Roles(keys=keys, numeric=numeric, weight=weight, household=household,
-                      strata=strata, sensitive=sensitive, pram=pram)
+                      strata=strata, sensitive=sensitive, pram=pram, identifiers=identifiers,
+                      linked=linked)
         roles.validate(data)
-        self._init(data.copy(deep=True), roles, seed, name)
+        self._init(data.copy(deep=True), roles, seed, name, alpha=alpha, k=k,
+                   source=data.attrs.get("source") if isinstance(data.attrs, dict) else None)
 
-    def _init(self, original: pd.DataFrame, roles: Roles, seed: int | None, name: str) -> None:
+    def _init(self, original: pd.DataFrame, roles: Roles, seed: int | None, name: str, *,
+              alpha: float = 1.0, k: int = 3, source: Any = None) -> None:
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) \
+                or not 0 <= float(alpha) <= 1:
+            raise ParameterError(f"alpha: expected a number in [0, 1], got {alpha!r}")
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= len(original):
+            raise ParameterError(
+                f"k: expected an integer in [1, {len(original)}] (the number of records), got {k!r}")
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % (2**63))
         elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ParameterError(f"seed: expected a non-negative integer or None, got {seed!r}")
         if not isinstance(name, str) or not name:
             raise ParameterError(f"name: expected a non-empty string, got {name!r}")
-        root = State(original, roles, original=original, original_roles=roles)
+        root = State(original, roles, original=original, original_roles=roles,
+                     alpha=float(alpha))
         self._tree = Tree(root, int(seed))
+        self._tree.k = int(k)  # type: ignore[attr-defined]
+        self._tree.source = source  # type: ignore[attr-defined]
         self._tree.sessions = []  # type: ignore[attr-defined]
         self._register(name)
         self._head = self._tree.root
@@ -130,6 +155,16 @@ class SdcSession(TreatmentMethods):
     def name(self) -> str:
         """The scenario's name."""
         return self._name
+
+    @property
+    def alpha(self) -> float:
+        """sdcMicro's alpha: the weight of a record with a missing key in frequency counts."""
+        return self._head.state.alpha
+
+    @property
+    def k(self) -> int:
+        """The session's k (release check, default risk views)."""
+        return self._tree.k  # type: ignore[attr-defined]
 
     @property
     def seed(self) -> int:
@@ -210,6 +245,7 @@ class SdcSession(TreatmentMethods):
         data, roles = state.data, state.roles
         t0 = time.perf_counter()
         try:
+            check_identifiers(treatment, roles)
             treatment.check(data, roles)
             result = treatment.apply(data, roles, np.random.default_rng(seed))
         except SdcError:
@@ -222,9 +258,10 @@ class SdcSession(TreatmentMethods):
         if not isinstance(result, Result) or not isinstance(result.data, pd.DataFrame):
             raise TreatmentError(f"{treatment.type}: the treatment did not return a Result")
         new_roles = result.roles if result.roles is not None else roles
-        new_state = State(result.data, new_roles, original=state.original,
-                          original_roles=state.original_roles)
         notes = dict(result.notes)
+        new_data = follow_linked(state.data, result.data, new_roles, notes)
+        new_state = State(new_data, new_roles, original=state.original,
+                          original_roles=state.original_roles, alpha=state.alpha)
         return self._tree.add(new_state, parent, treatment, seed, seconds, notes)
 
     def undo(self, n: int = 1) -> SdcSession:
@@ -276,15 +313,30 @@ class SdcSession(TreatmentMethods):
         return self.apply(RemoveColumns(columns))
 
     # ----------------------------------------------------------------- release
-    def export(self, path: Any, *, protect: Any = None, **kw: Any) -> Any:
-        """Write the released data (the current state: removed variables absent, suppressed cells
-        missing) to ``path`` in the format of its extension (see :func:`sdcsession.io.write_data`).
+    def data_for_release(self) -> pd.DataFrame:
+        """The data as they would be released: the current state without the direct identifiers
+        (a copy-on-write view; changing it never changes the session)."""
+        return release_data(self)
 
-        ``protect``: a path (or paths) that must not be overwritten, typically the input file.
+    def release_check(self, *, k: int | None = None, risk_threshold: float = 0.1) -> pd.DataFrame:
+        """Findings that stand between the current state and a safe release (see
+        `sdcsession.session.release.release_check`): one row per finding with its severity
+        (``block`` / ``warn``), the variables and the number of records concerned."""
+        return release_check(self, k=k, risk_threshold=risk_threshold)
+
+    def export(self, path: Any, *, force: bool = False, overwrite: bool = False,
+               protect: Any = None, k: int | None = None, risk_threshold: float = 0.1,
+               **kw: Any) -> Any:
+        """Write the released data (`data_for_release`) to ``path`` in the format of its
+        extension, after the release check (see `sdcsession.session.release.export`).
+
+        ``block`` findings stop the export with a `ReleaseError` listing them unless
+        ``force=True``; ``warn`` findings are issued as one `SdcWarning`. An existing file is
+        replaced only with ``overwrite=True``, and never the file the data were read from (nor the
+        ``protect`` paths). Returns the path written.
         """
-        from ..io import write_data
-
-        return write_data(self._head.state.data, path, protect=protect, **kw)
+        return export(self, path, force=force, overwrite=overwrite, protect=protect, k=k,
+                      risk_threshold=risk_threshold, **kw)
 
     # ---------------------------------------------------------------- recipes
     def to_recipe(self) -> dict[str, Any]:
@@ -303,14 +355,19 @@ class SdcSession(TreatmentMethods):
     def from_recipe(cls, data: pd.DataFrame, recipe: Any, *, strict: bool = False,
                     name: str | None = None) -> SdcSession:
         """Replay a recipe (dict or JSON path) on ``data``; bit-identical to the recorded session."""
-        from .recipe import parse_recipe
+        from .recipe import load_recipe, parse_recipe
 
         if not isinstance(data, pd.DataFrame):
             raise RoleError(f"data: expected a pandas DataFrame, got {type(data).__name__}")
+        if isinstance(recipe, (str, Path)):
+            recipe = load_recipe(recipe)
         roles, steps, seed, recorded_name = parse_recipe(data, recipe, strict=strict)
         roles.validate(data)
         s = object.__new__(cls)
-        s._init(data.copy(deep=True), roles, seed, name or recorded_name or "main")
+        opts = recipe.get("options") or {}
+        if not isinstance(opts, Mapping) or set(opts) - {"alpha", "k"}:
+            raise RecipeError(f"options: expected a mapping with alpha and k, got {opts!r}")
+        s._init(data.copy(deep=True), roles, seed, name or recorded_name or "main", **opts)
         for t, step_seed_ in steps:
             s.apply(t, seed=step_seed_)
         return s

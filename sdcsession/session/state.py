@@ -37,6 +37,8 @@ class State:
     original: pd.DataFrame = attrs.field(repr=False)
     original_roles: Roles = attrs.field(repr=False)
     cache: dict[tuple, Any] = attrs.field(factory=dict, repr=False)
+    #: sdcMicro's alpha: weight of a record with a missing key in frequency counts (session option)
+    alpha: float = attrs.field(default=1.0, repr=False)
 
     @property
     def n(self) -> int:
