@@ -1,0 +1,388 @@
+"""Counting compatible records for local suppression (internal): :class:`Counter`, :func:`compat_sum`.
+
+Records are rows of an ``(n, p)`` int64 code matrix ``X`` (``-1`` = missing). Missing values are
+wildcards (alpha = 1): record *j* is compatible with record *i* when they agree on every key where
+both are non-missing, and ``fk_i = sum of w_j over compatible j`` (``w = 1``: the sample frequency;
+sampling weights: ``Fk``).
+
+Counting (:class:`Counter`): the data rows are grouped by missing pattern ``Q`` (bit mask); for a
+query row of pattern ``P`` the compatible rows of pattern ``Q`` are those with the query's codes on
+the keys observed in both, ``S = K \\ (P | Q)``. For every pair ``(Q, S)`` the data rows of ``Q`` are
+encoded once on ``S`` (mixed radix) and summed per code in a hash-indexed table; queries are
+answered by hash lookups. Any number of query rows ("virtual" records with one more key suppressed, restored records,
+...) costs one vectorised lookup per pattern pair.
+
+Large counts and table updates run on a small shared thread pool (``SDCSESSION_THREADS``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+
+from ._kanon_rows import _MAX_RADIX, _bits, _first_positions, _groups
+
+__all__ = ["Counter", "compat_sum"]
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_SIZE = 0
+
+
+def _pool() -> ThreadPoolExecutor | None:
+    """Shared thread pool for counting (``SDCSESSION_THREADS``, default: the CPUs, at most 4);
+    None when one thread is asked for or available."""
+    global _POOL, _POOL_SIZE
+    try:
+        n = int(os.environ.get("SDCSESSION_THREADS", "0"))
+    except ValueError:
+        n = 0
+    if n <= 0:
+        n = min(os.cpu_count() or 1, 4)
+    if n <= 1:
+        return None
+    if _POOL is None or _POOL_SIZE != n:
+        _POOL = ThreadPoolExecutor(max_workers=n, thread_name_prefix="sdcsession-count")
+        _POOL_SIZE = n
+    return _POOL
+
+
+def _forget_pool() -> None:
+    global _POOL
+    _POOL = None  # a forked child has no threads: it makes its own pool
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
+class _Table:
+    """Data rows summed per code on the keys observed in a query pattern (missing = one symbol)."""
+
+    __slots__ = ("obs", "radix", "mult", "plain", "plan", "u", "s", "index", "gen", "us", "uord")
+
+    #: small tables and few needles: binary search (pandas' hash lookup has a fixed cost of some
+    #: 100 µs per call); otherwise hashing, several times faster than searching
+    SMALL = 8_192
+
+    def __init__(self) -> None:
+        self.gen = 0
+        self.index: pd.Index | None = None
+        self.us: np.ndarray | None = None
+
+    def reset(self) -> None:
+        """Forget the lookup structures (after codes were appended to ``u``)."""
+        self.index = None
+        self.us = None
+
+    def lookup(self, codes: np.ndarray) -> np.ndarray:
+        """Row of each code in ``u``, -1 when absent (hash index or binary search, built lazily)."""
+        if len(codes) <= self.SMALL and len(self.u) <= self.SMALL:
+            if self.us is None:
+                self.uord = np.argsort(self.u, kind="stable")
+                self.us = self.u[self.uord]
+            if len(self.us) == 0:
+                return np.full(len(codes), -1, np.int64)
+            pos = np.minimum(np.searchsorted(self.us, codes), len(self.us) - 1)
+            return np.where(self.us[pos] == codes, self.uord[pos], -1)
+        if self.index is None:
+            self.index = pd.Index(self.u)
+        return self.index.get_indexer(codes)
+
+
+class Counter:
+    """Sums of data weights over compatible rows, for any query rows (missing = wildcard).
+
+    Parameters
+    ----------
+    X : ``(n, p)`` int64 codes, ``-1`` missing (not copied; after changing it call :meth:`sync`).
+    W : ``(n,)`` or ``(n, r)`` weights (r weight columns summed at once).
+    cols : the key columns (indices into ``X``'s columns) that define compatibility.
+    cards : number of categories per column of ``X`` (codes are ``< cards``).
+
+    For a query pattern ``P`` (keys missing in the query) the data rows are encoded once on the
+    keys outside ``P``, a missing value being one more symbol, and summed per code (distinct codes
+    in a hash index, sums with a zero row last that a miss gathers). A query row is compatible with the data rows that carry its codes or the missing
+    symbol on each of those keys; one lookup per data missing pattern ``Q`` (restricted to the
+    keys outside ``P``) with the query's codes replaced by the missing symbol on ``Q`` gathers them
+    all. The codes of all ``Q`` are formed at once (``base + D @ B`` with ``B`` the pattern bits)
+    and looked up at once per query pattern.
+
+    The tables persist: after values of ``X`` (or the weights) change, :meth:`sync` moves the
+    weight of the changed rows from their old codes to their new ones in every cached table
+    (new codes are appended), instead of re-encoding all rows. Tables not used during the last
+    ``KEEP`` syncs are dropped.
+
+    Example
+    -------
+    >>> X = np.array([[0, 0], [0, 1], [0, -1], [1, 1]])
+    >>> c = Counter(X, np.ones(4), [0, 1], [2, 2])
+    >>> c.count(X)[:, 0].tolist()
+    [2.0, 2.0, 3.0, 1.0]
+    >>> X[3, 0] = -1
+    >>> c.sync()
+    >>> c.count(X)[:, 0].tolist()
+    [2.0, 3.0, 4.0, 3.0]
+    """
+
+    KEEP = 3  # syncs a table survives without being used
+
+    def __init__(self, X: np.ndarray, W: np.ndarray, cols: Sequence[int], cards: Sequence[int]):
+        self.X = X
+        W = np.asarray(W, dtype=np.float64)
+        self.W = (W[:, None] if W.ndim == 1 else W).copy()
+        self.cols = np.asarray(cols, dtype=np.int64)
+        self.cards = np.array([max(int(cards[c]), 1) for c in self.cols], dtype=np.int64)
+        self.snap = X[:, self.cols].copy()
+        self.snapf = self._filled(self.snap)  # missing replaced by its symbol (= the card)
+        bits = _bits(X, self.cols)
+        u, c = np.unique(bits, return_counts=True)
+        self.npat: dict[int, int] = dict(zip(u.tolist(), c.tolist()))
+        self.total = self.W.sum(axis=0)
+        self.gen = 0
+        self._cache: dict[int, _Table] = {}
+
+    # ----------------------------------------------------------------------------- tables
+    def _table(self, P: int) -> _Table:
+        tb = self._cache.get(P)
+        if tb is None:
+            tb = _Table()
+            obs = [t for t in range(len(self.cols)) if not P >> t & 1]
+            tb.obs = obs
+            tb.radix = self.cards[obs] + 1
+            size = 1
+            for r in tb.radix.tolist():
+                size *= int(r)
+            tb.plain = size < _MAX_RADIX
+            mult = np.ones(len(obs), dtype=np.int64)
+            if tb.plain:
+                for j in range(len(obs) - 2, -1, -1):
+                    mult[j] = mult[j + 1] * tb.radix[j + 1]
+            tb.mult = mult
+            if tb.plain:
+                inv, tb.u = pd.factorize(self._codes(self.snapf, tb))
+                # sums per code plus a zero row last, so that a miss (-1) gathers 0
+                tb.s = self._sums(inv, len(tb.u) + 1, self.W)
+            else:
+                self._build_dense(tb)
+            self._cache[P] = tb
+        tb.gen = self.gen
+        return tb
+
+    @staticmethod
+    def _sums(inv: np.ndarray, m: int, W: np.ndarray) -> np.ndarray:
+        return np.column_stack([np.bincount(inv, weights=W[:, j], minlength=m)
+                                for j in range(W.shape[1])])
+
+    def _filled(self, rows: np.ndarray) -> np.ndarray:
+        """``rows`` (columns = the counter's keys) with missing (-1) replaced by its symbol."""
+        return np.where(rows < 0, self.cards, rows)
+
+    @staticmethod
+    def _codes(rowsf: np.ndarray, tb: _Table) -> np.ndarray:
+        """Codes (missing symbol included) of filled rows (see :meth:`_filled`)."""
+        if not tb.obs:
+            return np.zeros(len(rowsf), dtype=np.int64)
+        code = rowsf[:, tb.obs[0]] * tb.mult[0]
+        for j in range(1, len(tb.obs)):
+            code += rowsf[:, tb.obs[j]] * tb.mult[j]
+        return code
+
+    def _build_dense(self, tb: _Table) -> None:
+        """Fallback when the codes overflow int64: dense renumbering in stages (not incremental)."""
+        D = self.snap[:, tb.obs]
+        D = np.where(D < 0, tb.radix - 1, D)
+        plan: list[tuple[int, np.ndarray | None]] = []
+        code = np.zeros(len(D), dtype=np.int64)
+        size = 1
+        for j in range(len(tb.obs)):
+            r = int(tb.radix[j])
+            dens = None
+            if size * r >= _MAX_RADIX:
+                dens, code = np.unique(code, return_inverse=True)
+                code = np.asarray(code, dtype=np.int64).ravel()
+                size = len(dens)
+            plan.append((r, dens))
+            code = code * r + D[:, j]
+            size *= r
+        inv, uniq = pd.factorize(code)
+        tb.s = self._sums(inv, len(uniq), self.W)
+        tb.index = pd.Index(uniq)
+        tb.plan = plan
+
+    @staticmethod
+    def _encode_plan(rows: np.ndarray, plan: list) -> np.ndarray:
+        code = np.zeros(len(rows), dtype=np.int64)
+        for j, (r, dens) in enumerate(plan):
+            if dens is not None:
+                pos = np.searchsorted(dens, code)
+                pos_c = np.minimum(pos, len(dens) - 1)
+                found = (code >= 0) & (dens[pos_c] == code)
+                code = np.where(found, pos_c, -1)
+            code = np.where(code >= 0, code * r + rows[:, j], -1)
+        return code
+
+    # ----------------------------------------------------------------------------- queries
+    def count(self, Qx: np.ndarray) -> np.ndarray:
+        """``(m, r)`` sums of the data weights over the data rows compatible with each query row.
+
+        Query patterns are independent (each writes its own rows of the result), so large counts
+        run them on a small thread pool: the hash lookups, gathers and reductions release the GIL.
+        """
+        m = len(Qx)
+        nw = self.W.shape[1]
+        out = np.zeros((m, nw))
+        if m == 0 or len(self.X) == 0:
+            return out
+        dpats = [q for q, c in self.npat.items() if c > 0]
+        tasks = sorted(_groups(_bits(Qx, self.cols)).items(), key=lambda kv: -len(kv[1]))
+        for P, _ in tasks:  # build missing tables first (serially: the cache is shared)
+            self._table(P)
+        pool = _pool()
+        if pool is not None and len(tasks) > 1 and m * len(dpats) > 1_000_000:
+            list(pool.map(lambda t: self._count_pattern(t[0], t[1], Qx, dpats, out), tasks))
+        else:
+            for P, qidx in tasks:
+                self._count_pattern(P, qidx, Qx, dpats, out)
+        return out
+
+    def _count_pattern(self, P: int, qidx: np.ndarray, Qx: np.ndarray, dpats: list[int],
+                       out: np.ndarray) -> None:
+        """Add to ``out[qidx]`` the sums for the query rows of missing pattern ``P``."""
+        nw = self.W.shape[1]
+        tb = self._cache[P]
+        if not tb.obs:
+            out[qidx] += self.total
+            return
+        qs = sorted({q & ~P for q in dpats})
+        rows = Qx[qidx][:, self.cols[tb.obs]]
+        if not tb.plain:
+            for q in qs:
+                rq = rows
+                if q:
+                    rq = rows.copy()
+                    for j, t in enumerate(tb.obs):
+                        if q >> t & 1:
+                            rq[:, j] = tb.radix[j] - 1
+                pos = tb.index.get_indexer(self._encode_plan(rq, tb.plan))
+                hit = pos >= 0
+                out[qidx[hit]] += tb.s[pos[hit]]
+            return
+        B = np.array([[q >> t & 1 for q in qs] for t in tb.obs], dtype=np.int64)
+        nq = len(qs)
+        inv = None
+        if nq >= 4 and len(rows) * nq > 200_000:  # identical query rows: look up once
+            inv, _ = pd.factorize(rows @ tb.mult)
+            rows = rows[_first_positions(inv)]
+            res = np.zeros((len(rows), nw))
+        step = max(1, 4_000_000 // nq)
+        s = tb.s
+        for a in range(0, len(rows), step):
+            rw = rows[a:a + step]
+            base = rw @ tb.mult
+            D = (tb.radix - 1 - rw) * tb.mult
+            # integer einsum: exact, and no BLAS threads (they stall on a loaded machine)
+            codes = base[:, None] + np.einsum("nk,kq->nq", D, B)
+            pos = tb.lookup(codes.ravel())  # -1 (miss) -> the zero row
+            if nw == 1:
+                v = s[pos, 0].reshape(len(rw), nq).sum(axis=1)[:, None]
+            else:
+                v = s[pos].reshape(len(rw), nq, nw).sum(axis=1)
+            if inv is None:
+                out[qidx[a:a + step]] += v
+            else:
+                res[a:a + step] = v
+        if inv is not None:
+            out[qidx] += res[inv]
+
+    # ----------------------------------------------------------------------------- updates
+    def sync(self, W: np.ndarray | None = None) -> None:
+        """Take changed values of ``X`` (and new weights ``W``, all rows) into the tables."""
+        cur = self.X[:, self.cols]
+        changed = (cur != self.snap).any(axis=1)
+        if W is not None:
+            W = np.asarray(W, dtype=np.float64)
+            W = W[:, None] if W.ndim == 1 else W
+            changed |= (W != self.W).any(axis=1)
+        R = np.flatnonzero(changed)
+        self.gen += 1
+        # drop tables not used during the last KEEP syncs (updating a table costs the changed
+        # rows; rebuilding it costs all rows)
+        for P in [P for P, tb in self._cache.items()
+                  if tb.gen < self.gen - self.KEEP or not tb.plain]:
+            del self._cache[P]
+        if len(R) == 0:
+            return
+        old, new = self.snap[R], cur[R]
+        oldf, newf = self.snapf[R], self._filled(new)
+        oldW = self.W[R]
+        newW = oldW if W is None else W[R]
+        for b, c in zip(*np.unique(_bits(old, np.arange(len(self.cols))), return_counts=True)):
+            self.npat[int(b)] -= int(c)
+        for b, c in zip(*np.unique(_bits(new, np.arange(len(self.cols))), return_counts=True)):
+            self.npat[int(b)] = self.npat.get(int(b), 0) + int(c)
+        self.total = self.total - oldW.sum(axis=0) + newW.sum(axis=0)
+        xch = (old != new).any(axis=1)
+        wch = (oldW != newW).any(axis=1)
+
+        def update(tb: _Table) -> None:
+            oc = self._codes(oldf, tb)
+            nc = oc.copy()
+            nc[xch] = self._codes(newf[xch], tb)
+            moved = oc != nc
+            m = len(tb.s)
+            # rows keeping their code: weight difference only
+            same = np.flatnonzero(~moved & wch)
+            if len(same):
+                pos = tb.lookup(oc[same])
+                dw = newW[same] - oldW[same]
+                for j in range(tb.s.shape[1]):
+                    tb.s[:, j] += np.bincount(pos, weights=dw[:, j], minlength=m)
+            sel = np.flatnonzero(moved)
+            if len(sel) == 0:
+                return
+            pos = tb.lookup(oc[sel])
+            for j in range(tb.s.shape[1]):
+                tb.s[:, j] -= np.bincount(pos, weights=oldW[sel, j], minlength=m)
+            ncs = nc[sel]
+            pos = tb.lookup(ncs)
+            found = pos >= 0
+            fs = sel[found]
+            for j in range(tb.s.shape[1]):
+                tb.s[:, j] += np.bincount(pos[found], weights=newW[fs, j], minlength=m)
+            if not found.all():
+                # new codes: appended before the zero row
+                inv, nu = pd.factorize(ncs[~found])
+                add = self._sums(inv, len(nu), newW[sel[~found]])
+                tb.u = np.concatenate([tb.u, nu])
+                tb.reset()
+                tb.s = np.concatenate([tb.s[:-1], add, tb.s[-1:]])
+
+        tables = list(self._cache.values())
+        pool = _pool()
+        if pool is not None and len(tables) > 1 and len(R) * len(tables) > 200_000:
+            list(pool.map(update, tables))  # tables are independent
+        else:
+            for tb in tables:
+                update(tb)
+        self.snap[R] = new
+        self.snapf[R] = newf
+        if W is not None:
+            self.W[R] = newW
+
+
+def compat_sum(X: np.ndarray, w: np.ndarray, cols: Sequence[int], cards: Sequence[int],
+               query: np.ndarray | None = None) -> np.ndarray:
+    """fk (``w`` = 1) or Fk of every query row (default: the data rows themselves).
+
+    >>> X = np.array([[0, 0], [0, -1], [1, 1]])
+    >>> compat_sum(X, np.ones(3), [0, 1], [2, 2]).tolist()
+    [2.0, 2.0, 1.0]
+    """
+    c = Counter(X, w, cols, cards)
+    return c.count(X if query is None else query)[:, 0]
+

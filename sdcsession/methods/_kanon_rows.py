@@ -1,0 +1,86 @@
+"""Row codes and grouping for local suppression (internal): missing-pattern bit masks, row ids.
+
+Rows are rows of an ``(n, p)`` int64 code matrix (``-1`` = missing). Equal rows get equal ids, by
+combining the columns into one int64 code (mixed radix) when it fits, else by sorting rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__: list[str] = []
+
+_MAX_RADIX = 1 << 62
+
+
+def _bits(X: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Missing-pattern bit mask over ``cols`` (bit t set = column ``cols[t]`` missing)."""
+    if len(cols) == 0:
+        return np.zeros(len(X), dtype=np.int64)
+    miss = X[:, cols] < 0
+    return (miss.astype(np.int64) << np.arange(len(cols), dtype=np.int64)).sum(axis=1)
+
+
+def _groups(pat: np.ndarray) -> dict[int, np.ndarray]:
+    """Row indices per distinct value of ``pat``."""
+    if len(pat) == 0:
+        return {}
+    order = np.argsort(pat, kind="stable")
+    sp = pat[order]
+    cut = np.flatnonzero(np.diff(sp)) + 1
+    starts = np.concatenate(([0], cut))
+    ends = np.concatenate((cut, [len(sp)]))
+    return {int(sp[s]): order[s:e] for s, e in zip(starts, ends)}
+
+
+
+def _unique_rows(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct rows, first index of each, and the inverse (row -> distinct id)."""
+    if A.shape[1] == 0:
+        return A[:1], np.zeros(min(len(A), 1), np.int64), np.zeros(len(A), np.int64)
+    # shift so that -1 becomes 0 and rows can be combined when the radix allows
+    B = A + 1
+    mx = B.max(axis=0) + 1 if len(B) else np.ones(A.shape[1], np.int64)
+    size = 1
+    for m in mx:
+        size *= int(m)
+    if size < _MAX_RADIX:
+        code = np.zeros(len(B), np.int64)
+        for j in range(B.shape[1]):
+            code *= int(mx[j])
+            code += B[:, j]
+        _, first, inv = np.unique(code, return_index=True, return_inverse=True)
+    else:
+        _, first, inv = np.unique(A, axis=0, return_index=True, return_inverse=True)
+    inv = np.asarray(inv).ravel()
+    return A[first], first, inv
+
+
+def _row_ids(A: np.ndarray) -> np.ndarray:
+    """An id per row of ``A`` (equal rows, equal ids; ids ``0..m-1`` in order of first appearance).
+
+    Hashing instead of sorting: the same grouping as :func:`_unique_rows` at a fraction of the cost.
+    """
+    if A.shape[1] == 0 or len(A) == 0:
+        return np.zeros(len(A), np.int64)
+    B = A + 1
+    mx = B.max(axis=0) + 1
+    size = 1
+    for m in mx.tolist():
+        size *= int(m)
+    if size >= _MAX_RADIX:
+        return _unique_rows(A)[2]
+    code = B[:, 0].copy()
+    for j in range(1, B.shape[1]):
+        code *= int(mx[j])
+        code += B[:, j]
+    return pd.factorize(code)[0].astype(np.int64, copy=False)
+
+
+def _first_positions(ids: np.ndarray) -> np.ndarray:
+    """Position of the first occurrence of each id, for ids numbered by first appearance
+    (``pd.factorize``): id g first appears where the running maximum reaches g."""
+    prev = np.concatenate(([-1], np.maximum.accumulate(ids)[:-1]))
+    return np.flatnonzero(ids > prev)
+

@@ -1,0 +1,86 @@
+"""Parameter checks and frame helpers of the suppression kernels (internal).
+
+Shared by :func:`sdcsession.methods.suppression.local_suppression` and
+:func:`sdcsession.methods.suppression.suppress_by_risk`: name lists, ``k``, ``combinations``,
+the importance ranks, the data frame and its keys; key codes and the masked result frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError, TreatmentError
+from .base import param_names
+
+__all__: list[str] = []
+
+
+def _names(value: Any, what: str) -> tuple[str, ...] | None:
+    return None if value is None else param_names(value, what)
+
+
+def _check_k(k: Any) -> float:
+    if isinstance(k, bool) or not isinstance(k, (int, float, np.integer, np.floating)):
+        raise ParameterError(f"k: expected a number >= 2, got {k!r}")
+    if not np.isfinite(k) or k < 2:
+        raise ParameterError(f"k: expected a number >= 2 (k-anonymity with k < 2 is void), got {k!r}")
+    return float(k)
+
+
+def _check_combinations(value: Any) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    vals = [value] if isinstance(value, (int, np.integer)) and not isinstance(value, bool) else value
+    try:
+        out = tuple(int(v) for v in vals if not isinstance(v, bool) and int(v) == v)
+        if len(out) != len(list(vals)) or not out or min(out) < 1:
+            raise ValueError
+    except (TypeError, ValueError):
+        raise ParameterError(
+            f"combinations: expected a subset size (int >= 1) or a list of sizes, got {value!r}"
+        ) from None
+    return tuple(sorted(set(out)))
+
+
+def _encode(df: pd.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, list[int]]:
+    from ..risk._codes import encode_keys
+
+    return encode_keys(df, keys)
+
+
+def _set_missing(df: pd.DataFrame, keys: Sequence[str], mask: np.ndarray) -> pd.DataFrame:
+    """New frame with ``df[keys[j]]`` set missing where ``mask[:, j]`` (only changed columns)."""
+    new = {}
+    for j, c in enumerate(keys):
+        if mask[:, j].any():
+            new[c] = df[c].mask(pd.Series(mask[:, j], index=df.index))
+    return df.assign(**new) if new else df.copy(deep=False)
+
+
+def _validate_frame(df: Any, keys: Sequence[str], what: str) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise TreatmentError(f"{what}: expected a pandas DataFrame, got {type(df).__name__}")
+    if not keys:
+        raise TreatmentError(f"{what}: no key variables given")
+    missing = [c for c in keys if c not in df.columns]
+    if missing:
+        raise TreatmentError(f"{what}: unknown key column(s) {missing}; the data has {list(df.columns)}")
+
+
+def _ranks(keys: Sequence[str], importance: Sequence[str] | None) -> np.ndarray | None:
+    """Per key: larger = less important (suppressed first). Unnamed keys rank after named ones,
+    all equal (the search chooses among them by gain)."""
+    if importance is None:
+        return None
+    unknown = [v for v in importance if v not in keys]
+    if unknown:
+        raise TreatmentError(f"importance: {unknown} not among the key variables {list(keys)}")
+    rank = np.empty(len(keys))
+    for j, c in enumerate(keys):
+        rank[j] = importance.index(c) if c in importance else len(importance)
+    return rank
+
