@@ -4,7 +4,8 @@ Commands::
 
     sdcsession demo                         a short scenario on the bundled synthetic survey
     sdcsession risk DATA --keys a,b,c [--weight w] [--household h] [--json]
-    sdcsession run RECIPE --data DATA --out OUT [--report REPORT.html] [--strict]
+    sdcsession run RECIPE --data DATA --out OUT [--report REPORT.html] [--strict] [--force]
+                                            [--overwrite]
     sdcsession measure ORIGINAL MASKED [--measures m1,m2] [--columns ...] [--json]
 
 Exit codes: 0 success, 2 bad arguments or files, 1 any other failure. Errors are printed as one
@@ -57,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("--report", help="also write an HTML report")
     u.add_argument("--strict", action="store_true", help="refuse data with another fingerprint")
     u.add_argument("--sep", help="CSV delimiter of DATA (default: sniffed)")
+    u.add_argument("--force", action="store_true",
+                   help="export even when the release check finds blocking problems")
+    u.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
 
     m = sub.add_parser("measure", help="utility / information-loss measures of two files")
     m.add_argument("original")
@@ -133,7 +137,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except (RecipeError, RoleError) as e:
         raise _BadInput(str(e).replace("\n", " ")) from e
     _progress(f"done in {time.perf_counter() - t0:.2f} s; writing {args.out}")
-    s.export(args.out, protect=args.data)
+    s.export(args.out, protect=args.data, force=args.force, overwrite=args.overwrite)
     if args.report:
         s.report(args.report)
         _progress(f"report written to {args.report}")
@@ -237,6 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         MissingDependencyError,
         ParameterError,
         RecipeError,
+        ReleaseError,
         RoleError,
         SdcError,
     )
@@ -254,7 +259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"sdcsession: error: {e}", file=sys.stderr)
         return 2
     except (RoleError, RecipeError, ParameterError, DataFileError, MissingDependencyError,
-            FileNotFoundError, IsADirectoryError,
+            ReleaseError, FileNotFoundError, IsADirectoryError,
             PermissionError) as e:
         if args.debug:
             raise

@@ -58,7 +58,10 @@ def test_risk_text_and_json(files):
 def test_run_replays_recipe_and_measure(files):
     d, data, recipe, s = files
     out = d / "released.csv"
-    p = run("run", recipe, "--data", data, "--out", out)
+    # the recipe's release is not 3-anonymous: the release check refuses it unless forced
+    p = run("run", recipe, "--data", data, "--out", out, ok=2)
+    assert "k_anonymity" in p.stderr and not out.exists()
+    p = run("run", recipe, "--data", data, "--out", out, "--force")
     assert "replaying 2 step(s)" in p.stderr
     released = pd.read_csv(out)
     assert "health" not in released.columns
@@ -88,9 +91,10 @@ def test_bad_input_exit_codes(files, tmp_path):
     pd.DataFrame({"a": [1, 2]}).to_csv(other, index=False)
     p = run("run", recipe, "--data", other, "--out", tmp_path / "o.csv", ok=2)
     assert "region" in p.stderr
-    p = run("run", recipe, "--data", data, "--out", tmp_path / "no" / "dir" / "o.csv", ok=2)
+    p = run("run", recipe, "--data", data, "--out", tmp_path / "no" / "dir" / "o.csv", "--force",
+            ok=2)
     assert "Traceback" not in p.stderr
-    p = run("run", recipe, "--data", data, "--out", data, ok=2)
+    p = run("run", recipe, "--data", data, "--out", data, "--force", "--overwrite", ok=2)
     assert "overwrite" in p.stderr or "input" in p.stderr
     p = run("frobnicate", ok=2)
     p = run("--debug", "risk", tmp_path / "nope.csv", "--keys", "a", ok=None)

@@ -81,8 +81,8 @@ def release_check(session: SdcSession, *, k: int | None = None,
     risk_threshold: individual risk above which a record is reported (warn).
     """
     k = session.k if k is None else k
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= session.state.n:
-        raise ParameterError(f"k: expected an integer in [1, {session.state.n}], got {k!r}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < 2**31:
+        raise ParameterError(f"k: expected an integer >= 1, got {k!r}")
     if isinstance(risk_threshold, bool) or not isinstance(risk_threshold, (int, float)) \
             or not 0 < float(risk_threshold) <= 1:
         raise ParameterError(f"risk_threshold: expected a number in (0, 1], got {risk_threshold!r}")

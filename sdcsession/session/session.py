@@ -123,9 +123,8 @@ class SdcSession(TreatmentMethods):
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) \
                 or not 0 <= float(alpha) <= 1:
             raise ParameterError(f"alpha: expected a number in [0, 1], got {alpha!r}")
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= len(original):
-            raise ParameterError(
-                f"k: expected an integer in [1, {len(original)}] (the number of records), got {k!r}")
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < 2**31:
+            raise ParameterError(f"k: expected an integer >= 1, got {k!r}")
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % (2**63))
         elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
