@@ -282,8 +282,6 @@ def _risk_section(sessions: list[Any]) -> str:
 
 
 def _utility_section(sessions: list[Any], cmp: pd.DataFrame) -> str:
-    from . import compare as _c  # noqa: F401  (registers suppressions_by_key)
-
     parts = ["<h2 id='utility'>Information loss</h2>"]
     sup = {s.name: s.state.measure("suppressions_by_key") for s in sessions}
     sup_df = pd.DataFrame(sup)
