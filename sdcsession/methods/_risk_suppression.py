@@ -26,7 +26,7 @@ import pandas as pd
 from ..errors import ParameterError, TreatmentError
 from ..roles import Roles
 from ._kanon_counter import Counter
-from ._suppression_args import _encode, _names, _ranks, _set_missing, _validate_frame
+from ._suppression_args import _encode, _importance, _names, _ranks, _set_missing, _validate_frame
 from .base import Result, Treatment, require_columns
 
 __all__ = ["suppress_by_risk", "SuppressByRisk"]
@@ -74,7 +74,7 @@ def suppress_by_risk(
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)) or not (
             0 <= threshold < 1):
         raise ParameterError(f"threshold: expected a number in [0, 1), got {threshold!r}")
-    importance = _names(importance, "importance")
+    importance = _importance(importance)
     if column is not None and column not in keys:
         raise TreatmentError(f"column: {column!r} is not a key variable {keys}")
     rank = _ranks(keys, importance)
@@ -151,7 +151,7 @@ class SuppressByRisk(Treatment):
     threshold: float = attrs.field(default=0.15)
     column: str | None = attrs.field(default=None)
     importance: tuple[str, ...] | None = attrs.field(
-        default=None, converter=lambda v: _names(v, "importance"))
+        default=None, converter=_importance)
 
     @threshold.validator
     def _t(self, _a: Any, v: Any) -> None:

@@ -23,6 +23,25 @@ def _names(value: Any, what: str) -> tuple[str, ...] | None:
     return None if value is None else param_names(value, what)
 
 
+def _importance(value: Any) -> tuple[str, ...] | tuple[int, ...] | None:
+    """``importance`` as key names (most important first) or sdcMicro's numeric vector aligned
+    with the keys (1 = most important = suppressed last; equal numbers tie)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        try:
+            vals = list(value)
+        except TypeError:
+            vals = None
+        if vals and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                        for v in vals):
+            if any(v < 1 or v > 10**6 for v in vals):
+                raise ParameterError(
+                    f"importance: numeric importance ranks must be integers >= 1, got {vals}")
+            return tuple(int(v) for v in vals)
+    return param_names(value, "importance")
+
+
 def _check_k(k: Any) -> float:
     if isinstance(k, bool) or not isinstance(k, (int, float, np.integer, np.floating)):
         raise ParameterError(f"k: expected a number >= 2, got {k!r}")
@@ -71,11 +90,19 @@ def _validate_frame(df: Any, keys: Sequence[str], what: str) -> None:
         raise TreatmentError(f"{what}: unknown key column(s) {missing}; the data has {list(df.columns)}")
 
 
-def _ranks(keys: Sequence[str], importance: Sequence[str] | None) -> np.ndarray | None:
-    """Per key: larger = less important (suppressed first). Unnamed keys rank after named ones,
-    all equal (the search chooses among them by gain)."""
+def _ranks(keys: Sequence[str], importance: Sequence[str] | Sequence[int] | None
+           ) -> np.ndarray | None:
+    """Per key: larger = less important (suppressed first). Named importance: unnamed keys rank
+    after named ones, all equal (the search chooses among them by gain). Numeric importance
+    (sdcMicro's vector, 1 = most important) is the rank itself and must have one entry per key."""
     if importance is None:
         return None
+    if importance and all(isinstance(v, (int, np.integer)) for v in importance):
+        if len(importance) != len(keys):
+            raise TreatmentError(
+                f"importance: a numeric importance needs one rank per key variable "
+                f"({len(keys)}: {list(keys)}), got {len(importance)}")
+        return np.asarray(importance, dtype=float)
     unknown = [v for v in importance if v not in keys]
     if unknown:
         raise TreatmentError(f"importance: {unknown} not among the key variables {list(keys)}")

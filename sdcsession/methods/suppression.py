@@ -39,6 +39,7 @@ from ._suppression_args import (
     _check_combinations,
     _check_k,
     _encode,
+    _importance,
     _names,
     _ranks,
     _set_missing,
@@ -132,7 +133,7 @@ def local_suppression(
     keys = list(_names(keys, "keys") or ())
     _validate_frame(df, keys, "local_suppression")
     kk = _check_k(k)
-    importance = _names(importance, "importance")
+    importance = _importance(importance)
     strata_cols = list(_names(strata, "strata") or ())
     combos = _check_combinations(combinations)
     require_columns(df, strata_cols, "local_suppression strata")
@@ -305,7 +306,7 @@ class LocalSuppression(Treatment):
 
     k: float = attrs.field(default=3, converter=_check_k)
     importance: tuple[str, ...] | None = attrs.field(
-        default=None, converter=lambda v: _names(v, "importance"))
+        default=None, converter=_importance)
     strata: tuple[str, ...] | None = attrs.field(default=None, converter=lambda v: _names(v, "strata"))
     combinations: tuple[int, ...] | None = attrs.field(default=None, converter=_check_combinations)
     weighted: bool = attrs.field(default=False)

@@ -430,3 +430,20 @@ def test_importance_is_lexicographic_and_beats_sdcmicro_per_variable():
     for c in keys:
         assert notes["suppressed"][c] <= theirs[c], c
     assert [notes["suppressed"][c] for c in imp[:3]] == [0, 0, 0]
+
+
+def test_numeric_importance_is_sdcmicros_vector(testdata):
+    """sdcMicro's importance vector (1 = most important, aligned with the keys) equals the same
+    order given as names; a wrong length or a rank < 1 is refused."""
+    r = reference()["testdata"]["kanon_k3_importance"]
+    keys = reference()["testdata"]["keys"]
+    vec = [int(v) for v in r["importance"]]
+    named = [keys[i] for i in np.argsort(vec, kind="stable")]
+    a, na = local_suppression(testdata, keys, k=3, importance=vec)
+    b, nb = local_suppression(testdata, keys, k=3, importance=named)
+    assert a.equals(b) and na["suppressed"] == nb["suppressed"] and na["total"] == 195
+    assert LocalSuppression(k=3, importance=vec).importance == tuple(vec)
+    with pytest.raises(TreatmentError, match="one rank per key"):
+        local_suppression(testdata, keys, k=3, importance=vec[:-1])
+    with pytest.raises(ParameterError, match="importance"):
+        LocalSuppression(k=3, importance=[0, 1, 2])
