@@ -197,6 +197,8 @@ def _read_readstat(
         kw = {**kw, "usecols": cols}
     if encoding is not None:
         kw = {**kw, "encoding": encoding}
+    if fmt == "spss":  # user-defined missing values stay values (distinct from system missing)
+        kw = {"user_missing": True, **kw}
     df, meta = reader(str(p), **kw)
     if cols is not None:
         df = df[cols]

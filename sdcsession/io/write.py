@@ -128,4 +128,8 @@ def _write_readstat(df: pd.DataFrame, tmp: Path, fmt: str, kw: dict[str, Any]) -
             "variable_value_labels": {**value_labels, **kw.pop("variable_value_labels", {})},
             **kw,
         }
+    ranges = (df.attrs.get("missing_ranges") or {}) if isinstance(df.attrs, dict) else {}
+    if fmt == "spss" and ranges and "missing_ranges" not in kw:
+        kw = {**kw, "missing_ranges": {c: [r["lo"] if r["lo"] == r["hi"] else r for r in v]
+                                       for c, v in ranges.items() if c in data.columns}}
     writer(data, str(tmp), column_labels=labels, **kw)

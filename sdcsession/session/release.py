@@ -176,5 +176,9 @@ def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bo
     source = getattr(session._tree, "source", None)
     if source:
         protected.append(source)
-    return write_data(release_data(session), path, protect=protected or None,
-                      overwrite=overwrite, **kw)
+    out = release_data(session)
+    original = session.original
+    untouched = [c for c in out.columns if c in original.columns and out[c].equals(original[c])]
+    keep = {k: v for k, v in original.attrs.items() if k != "source"}
+    out.attrs = {**keep, "untouched": untouched}  # value labels keep the file's codes
+    return write_data(out, path, protect=protected or None, overwrite=overwrite, **kw)

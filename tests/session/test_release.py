@@ -123,3 +123,43 @@ def test_alpha_session_option(df):
     assert r.alpha == 0.0
     with pytest.raises(ParameterError, match="alpha"):
         sdc.SdcSession(d, keys=["sex"], alpha=2)
+
+
+def test_spss_export_keeps_codes_labels_and_user_missing(tmp_path):
+    pyreadstat = pytest.importorskip("pyreadstat")
+    n = 40
+    rng = np.random.default_rng(1)
+    raw = pd.DataFrame({
+        "q": rng.choice([1.0, 2.0, 3.0, 9.0], n),
+        "region": rng.choice([1.0, 2.0, 3.0], n),  # code 4 'west' is labelled but unused
+        "sex": rng.choice([1.0, 2.0], n),
+        "income": rng.normal(1000, 100, n),
+    })
+    src = tmp_path / "survey.sav"
+    pyreadstat.write_sav(raw, str(src), variable_value_labels={
+        "q": {1: "yes", 2: "no", 3: "maybe", 9: "refused"},
+        "region": {1: "north", 2: "south", 3: "east", 4: "west"},
+        "sex": {1: "m", 2: "f"}}, missing_ranges={"q": [9]})
+    df = sdc.read_data(src)
+    assert (df["q"] == "refused").sum() == (raw["q"] == 9).sum()  # user missing stays a value
+    s = sdc.SdcSession(df, keys=["q", "sex"], numeric=["income"], seed=1)
+    s.group_categories("q", {"yes or maybe": ["yes", "maybe"]}).local_suppression(k=3)
+    s.add_noise(["income"], noise=0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SdcWarning)
+        out = s.export(tmp_path / "release.sav", force=True)
+    back, meta = pyreadstat.read_sav(str(out), user_missing=True)
+    q_labels = {int(k): v for k, v in meta.variable_value_labels["q"].items()}
+    present = set(s.data["q"].dropna())
+    # original codes kept, the new category gets the next free code, unused labels dropped
+    expect = {c: t for c, t in {2: "no", 9: "refused", 10: "yes or maybe"}.items() if t in present}
+    assert q_labels == expect
+    assert meta.missing_ranges["q"] == [{"lo": 9.0, "hi": 9.0}]
+    # suppressions are system missing, distinct from the user-missing code 9
+    sup = s.data["q"].isna().to_numpy()
+    assert np.isnan(back["q"].to_numpy()[sup]).all()
+    assert (back["q"].to_numpy()[s.data["q"].eq("refused").to_numpy()] == 9).all()
+    # an untouched variable keeps its codes and every label (also the unused one)
+    assert np.array_equal(back["region"].to_numpy(), raw["region"].to_numpy())
+    assert {int(k): v for k, v in meta.variable_value_labels["region"].items()} == {
+        1: "north", 2: "south", 3: "east", 4: "west"}
