@@ -183,10 +183,14 @@ def _data_section(sessions: list[Any]) -> str:
                       _num(float(pd.to_numeric(df[roles.weight]).sum()))))
     parts.append(_table(pd.DataFrame(facts, columns=["", "value"]).set_index("")))
     rows = []
-    for role in ("keys", "numeric", "weight", "household", "strata", "sensitive", "pram"):
+    for role in ("keys", "numeric", "weight", "household", "strata", "sensitive", "pram",
+                 "identifiers"):
         v = getattr(roles, role)
         if v:
-            rows.append((role, ", ".join(v) if isinstance(v, tuple) else str(v)))
+            rows.append((role + (" (never released)" if role == "identifiers" else ""),
+                         ", ".join(v) if isinstance(v, tuple) else str(v)))
+    for key, cols in roles.linked:
+        rows.append((f"linked to {key}", ", ".join(cols)))
     parts.append("<h3>Roles</h3>")
     parts.append(_table(pd.DataFrame(rows, columns=["role", "variables"]), index=False))
     # per-variable aggregates (never min / max / quantiles: they are record values)
@@ -279,6 +283,19 @@ def _risk_section(sessions: list[Any]) -> str:
     return ("<h2 id='risk'>Disclosure risk before and after</h2>" + _table(df)
             + '<p class="muted">Individual risk: Benedetti–Franconi approximation with missing '
             "key values as wildcards; household risk 1 − ∏(1 − r<sub>i</sub>).</p>")
+
+
+def _release_section(sessions: list[Any]) -> str:
+    """The release check of each scenario's HEAD (what still blocks a release)."""
+    parts = ["<h2 id='release'>Release check</h2>"]
+    for s in sessions:
+        found = s.release_check()
+        if not len(found):
+            parts.append(f"<p><b>{esc(s.name)}</b>: no findings.</p>")
+            continue
+        shown = found.assign(variables=found["variables"].map(", ".join))
+        parts.append(f"<h3>{esc(s.name)}</h3>" + _table(shown, index=False))
+    return "".join(parts)
 
 
 def _utility_section(sessions: list[Any], cmp: pd.DataFrame) -> str:
@@ -379,7 +396,8 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
            f"<h1>{esc(title)}</h1>",
            f'<p class="muted">sdcsession {esc(__version__)} · {esc(now)} · {badge}</p>',
            "<nav><ol><li><a href='#data'>Data</a></li><li><a href='#scenarios'>Scenarios</a>"
-           "</li><li><a href='#risk'>Disclosure risk</a></li><li><a href='#utility'>Information"
+           "</li><li><a href='#risk'>Disclosure risk</a></li><li><a href='#release'>Release check</a>"
+           "</li><li><a href='#utility'>Information"
            " loss</a></li><li><a href='#compare'>Comparison</a></li>"
            + ("<li><a href='#figures'>Figures</a></li>" if figures else "")
            + "<li><a href='#recipes'>Recipes</a></li>"
@@ -392,6 +410,7 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
                    f"HEAD {esc(s.head.label)} (depth {s.head.depth})</p>")
         out.append(_steps_section(s))
     out.append(_risk_section(ss))
+    out.append(_release_section(ss))
     out.append(_utility_section(ss, cmp))
     # comparison
     out.append("<h2 id='compare'>Comparison of the scenarios</h2>")

@@ -163,3 +163,12 @@ def test_spss_export_keeps_codes_labels_and_user_missing(tmp_path):
     assert np.array_equal(back["region"].to_numpy(), raw["region"].to_numpy())
     assert {int(k): v for k, v in meta.variable_value_labels["region"].items()} == {
         1: "north", 2: "south", 3: "east", 4: "west"}
+
+
+def test_report_never_shows_identifier_values(df, tmp_path):
+    s = _session(df).local_suppression(k=3)
+    html = (tmp_path / "r.html")
+    s.report(html, internal=True)
+    text = html.read_text(encoding="utf-8")
+    assert "person 1" not in text and "never released" in text
+    assert "id='release'" in text and "k_anonymity" not in text.split("id='release'")[1][:2000]
