@@ -1,8 +1,20 @@
-"""Shared fixtures: the conformance data of ../shared/conformance (never copied into the repo)."""
+"""Shared fixtures and the sdcMicro conformance data (never copied into the repo).
+
+The conformance files (``sdcmicro_reference.json`` and ``data/*.csv``) live outside the checkout,
+by default in ``../shared/conformance`` beside it; the environment variable
+``SDCSESSION_CONFORMANCE`` points elsewhere (a relative value is taken from the current
+directory). Without the files, every test that reads them is skipped with the one reason
+`CONFORMANCE_REASON` (raised by `require_conformance` inside the helpers below, or by the mark
+`requires_conformance`), so a clean clone runs the rest of the suite; with them (CI) all run.
+Tests reach the files only through these helpers, never at import time, so collection never
+depends on them.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import ClassVar
@@ -13,18 +25,56 @@ import pytest
 
 from sdcsession.methods.base import Result, Treatment
 
-CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
+ENV_VAR = "SDCSESSION_CONFORMANCE"
+DEFAULT_CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
+
+
+def conformance_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The conformance directory: ``$SDCSESSION_CONFORMANCE`` if set (and not empty), else the default.
+
+    Examples
+    --------
+    >>> conformance_dir({"SDCSESSION_CONFORMANCE": "/data/conf"})
+    PosixPath('/data/conf')
+    """
+    value = (os.environ if environ is None else environ).get(ENV_VAR, "").strip()
+    return Path(value).expanduser().resolve() if value else DEFAULT_CONFORMANCE
+
+
+def conformance_available(path: Path) -> bool:
+    """Whether ``path`` holds the conformance files (the reference JSON and the data folder)."""
+    return (path / "sdcmicro_reference.json").is_file() and (path / "data").is_dir()
+
+
+CONFORMANCE = conformance_dir()
+HAVE_CONFORMANCE = conformance_available(CONFORMANCE)
+CONFORMANCE_REASON = f"sdcMicro conformance files not found at {CONFORMANCE} (set {ENV_VAR})"
+# for a test that needs the files but reads them other than through the helpers below
+requires_conformance = pytest.mark.skipif(not HAVE_CONFORMANCE, reason=CONFORMANCE_REASON)
+
+
+def require_conformance() -> None:
+    """Skip the calling test (or fixture) when the conformance files are absent."""
+    if not HAVE_CONFORMANCE:
+        pytest.skip(CONFORMANCE_REASON)
 
 
 @cache
 def reference() -> dict:
-    """The sdcMicro reference figures."""
+    """The sdcMicro reference figures (skips the test when the files are absent)."""
+    require_conformance()
     return json.loads((CONFORMANCE / "sdcmicro_reference.json").read_text())
+
+
+def read_csv(name: str, **kwargs) -> pd.DataFrame:
+    """Conformance data file ``data/<name>.csv`` as read by `pandas.read_csv` (skips when absent)."""
+    require_conformance()
+    return pd.read_csv(CONFORMANCE / "data" / f"{name}.csv", **kwargs)
 
 
 @cache
 def _read(name: str) -> pd.DataFrame:
-    return pd.read_csv(CONFORMANCE / "data" / f"{name}.csv")
+    return read_csv(name)
 
 
 def load(name: str, keys_as_category: bool = True) -> pd.DataFrame:

@@ -3,15 +3,14 @@
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import CONFORMANCE, reference
+from conftest import read_csv, reference
 
 from sdcsession.errors import MeasureError, ParameterError
 from sdcsession.risk import interval_disclosure, record_linkage_risk
 
 
 def _casc():
-    return (pd.read_csv(CONFORMANCE / "data" / "casc.csv"),
-            pd.read_csv(CONFORMANCE / "data" / "casc_masked.csv"))
+    return read_csv("casc"), read_csv("casc_masked")
 
 
 def test_conformance_drisk_casc():

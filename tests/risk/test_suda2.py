@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-import json
 import math
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import read_csv, reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sdcsession.errors import MeasureError, ParameterError
 from sdcsession.risk.suda2 import Suda2Result, suda2
 
-CONFORMANCE = Path(__file__).resolve().parents[2].parent / "shared" / "conformance"
-
-
-def _reference() -> dict:
-    return json.loads((CONFORMANCE / "sdcmicro_reference.json").read_text())
-
 
 def _load(name: str, keys: list[str]) -> pd.DataFrame:
-    df = pd.read_csv(CONFORMANCE / "data" / f"{name}.csv")
+    df = read_csv(name)
     for k in keys:
         df[k] = df[k].astype("category")
     return df
@@ -38,7 +31,7 @@ CASES = [("testdata", 7), ("free1", 5)]
 
 @pytest.fixture(scope="module")
 def ref() -> dict:
-    return _reference()
+    return reference()
 
 
 @pytest.mark.parametrize("name,m", CASES)
@@ -62,7 +55,7 @@ def test_conformance_sdcmicro(ref: dict, name: str, m: int) -> None:
 def test_conformance_does_not_depend_on_dtype_or_codes(ref: dict) -> None:
     """Keys are categories: raw ints, strings and relabelled codes give the same result."""
     keys = ref["free1"]["keys"][:5]
-    raw = pd.read_csv(CONFORMANCE / "data" / "free1.csv")
+    raw = read_csv("free1")
     r0 = suda2(raw, keys)
     relabelled = raw.copy()
     for k in keys:

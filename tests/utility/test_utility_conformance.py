@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import pytest
-from conftest import CONFORMANCE, load, reference
+from conftest import load, read_csv, reference
 
 import sdcsession as sdc  # noqa: F401  (package import must work)
 import sdcsession.utility as u
@@ -16,8 +15,8 @@ REL = 1e-9
 def casc():
     ref = reference()["casc"]
     v = ref["vars"]
-    o = pd.read_csv(CONFORMANCE / "data" / "casc.csv")[v]
-    m = pd.read_csv(CONFORMANCE / "data" / "casc_masked.csv")[v]
+    o = read_csv("casc")[v]
+    m = read_csv("casc_masked")[v]
     return o, m, ref["numeric_utility"]
 
 
@@ -67,5 +66,5 @@ def test_entropy_eusilc():
     for var, val in ref.items():
         assert u.entropy(df[var]) == pytest.approx(val, rel=REL), var
         # codes, not their type, matter: plain integer column gives the same
-        raw = pd.read_csv(CONFORMANCE / "data" / "eusilc.csv", usecols=[var])[var]
+        raw = read_csv("eusilc", usecols=[var])[var]
         assert u.entropy(raw) == pytest.approx(val, rel=REL), var
