@@ -49,6 +49,9 @@ def conformance_available(path: Path) -> bool:
 CONFORMANCE = conformance_dir()
 HAVE_CONFORMANCE = conformance_available(CONFORMANCE)
 CONFORMANCE_REASON = f"sdcMicro conformance files not found at {CONFORMANCE} (set {ENV_VAR})"
+# CI sets SDCSESSION_REQUIRE_CONFORMANCE=1: there, missing files are an error, not 78 silent skips
+if not HAVE_CONFORMANCE and os.environ.get("SDCSESSION_REQUIRE_CONFORMANCE") == "1":
+    raise pytest.UsageError(CONFORMANCE_REASON + "; SDCSESSION_REQUIRE_CONFORMANCE=1 requires them")
 # for a test that needs the files but reads them other than through the helpers below
 requires_conformance = pytest.mark.skipif(not HAVE_CONFORMANCE, reason=CONFORMANCE_REASON)
 
