@@ -8,6 +8,7 @@ Run: ``python benchmarks/bench_suda2.py``
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -20,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from sdcsession.risk.suda2 import suda2  # noqa: E402
 
-CONFORMANCE = ROOT.parent / "shared" / "conformance"
+CONFORMANCE = Path(os.environ.get("SDCSESSION_CONFORMANCE") or ROOT.parent / "shared" / "conformance")
 
 
 def best_of(fn, repeat: int = 3) -> float:

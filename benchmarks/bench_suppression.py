@@ -8,6 +8,7 @@ synthetic_survey ~100,000 records with 8 keys < 10 s, ~1,000,000 < 2 min.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -21,7 +22,8 @@ from sdcsession.datasets import synthetic_survey  # noqa: E402
 from sdcsession.methods.suppression import local_suppression  # noqa: E402
 from sdcsession.risk import k_violations  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "conformance"
+SHARED = Path(os.environ.get("SDCSESSION_CONFORMANCE")
+              or Path(__file__).resolve().parents[2] / "shared" / "conformance")
 SURVEY_KEYS = ["region", "urbrur", "hhsize", "sex", "age5", "marstat", "educ", "occup"]
 
 
