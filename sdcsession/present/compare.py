@@ -305,3 +305,164 @@ def pick_loss(df: pd.DataFrame) -> str:
             return c
     raise ParameterError("loss: the comparison has no information-loss column; give loss=")
 
+<<<<<<< HEAD
+=======
+
+# -------------------------------------------------------------------------------------- tree
+class TreeView:
+    """The whole history tree of a session (every branch), with the HEADs marked.
+
+    ``to_frame()`` (one row per step: parent, depth, treatment, parameters, seed, seconds, heads),
+    ``to_text()`` (an indented tree; also ``repr``) and ``to_html()`` (also ``_repr_html_``).
+    """
+
+    def __init__(self, root: Step, heads: dict[int, list[str]]) -> None:
+        self.root = root
+        self.heads = heads
+
+    def _walk(self) -> list[tuple[Step, str, str]]:
+        """(step, prefix for the step line, prefix for its children) depth first."""
+        out: list[tuple[Step, str, str]] = []
+        stack: list[tuple[Step, str, str]] = [(self.root, "", "")]
+        while stack:
+            st, pre, child_pre = stack.pop()
+            out.append((st, pre, child_pre))
+            kids = st.children
+            for j in range(len(kids) - 1, -1, -1):
+                last = j == len(kids) - 1
+                stack.append((kids[j], child_pre + ("└─ " if last else "├─ "),
+                              child_pre + ("   " if last else "│  ")))
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per step (depth-first order), indexed by step id."""
+        rows = []
+        for st, _, _ in self._walk():
+            t = st.treatment
+            rows.append({"step": st.id, "parent": st.parent.id if st.parent else None,
+                         "depth": st.depth, "treatment": t.type if t else "original",
+                         "parameters": t.params() if t else {},
+                         "seed": st.seed if (t is not None and t.random) else None,
+                         "seconds": round(st.seconds, 6),
+                         "head": ", ".join(self.heads.get(st.id, []))})
+        df = pd.DataFrame(rows).set_index("step")
+        df["parent"] = pd.array([r["parent"] for r in rows], dtype="Int64")
+        df["seed"] = pd.array([r["seed"] for r in rows], dtype="Int64")
+        return df
+
+    def to_text(self) -> str:
+        """An indented text tree; ``← HEAD name`` marks the HEAD of each live session."""
+        lines = []
+        for st, pre, _ in self._walk():
+            h = self.heads.get(st.id)
+            mark = f"  ← HEAD {', '.join(h)}" if h else ""
+            lines.append(f"{pre}{st.describe()}{mark}")
+        return "\n".join(lines)
+
+    def to_html(self) -> str:
+        """HTML (escaped): the text tree in a ``<pre>`` with HEADs in bold, inside a card."""
+        lines = []
+        for st, pre, _ in self._walk():
+            h = self.heads.get(st.id)
+            mark = f' <b class="sdc-up">← HEAD {esc(", ".join(h))}</b>' if h else ""
+            lines.append(f"{esc(pre)}{esc(st.describe())}{mark}")
+        return (CSS + '<div class="sdc-card"><h4>History tree</h4><pre style="margin:0">'
+                + "\n".join(lines) + f"</pre><!-- {esc(self.to_text())} --></div>")
+
+    def __repr__(self) -> str:
+        return self.to_text()
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+
+def tree(session: SdcSession) -> TreeView:
+    """The history tree shared by ``session`` and every branch made from it, HEADs marked.
+
+    Reads the tree's ``sessions`` (weak references to the live sessions sharing it) for the HEAD
+    marks; the steps themselves are never copied or recomputed.
+
+    Example
+    -------
+    >>> import pandas as pd, sdcsession as sdc
+    >>> s = sdc.SdcSession(pd.DataFrame({"a": list("xyxy")}), keys=["a"], seed=1)
+    >>> b = s.branch("b").recode("a", {"y": "x"})
+    >>> print(tree(s))
+    #0 original  ← HEAD main
+    └─ #1 recode(column='a', mapping={'y': 'x'})  ← HEAD b
+    >>> tree(s).to_frame()["head"].tolist()
+    ['main', 'b']
+    """
+    if not _is_session(session):
+        raise ParameterError(f"tree: expected an SdcSession, got {type(session).__name__}")
+    t = session._tree
+    heads: dict[int, list[str]] = {}
+    refs: list[weakref.ref] = getattr(t, "sessions", [])
+    live = [r() for r in refs]
+    if not any(x is session for x in live):
+        live.append(session)
+    for x in live:
+        if x is not None:
+            heads.setdefault(x.head.id, []).append(x.name)
+    return TreeView(t.root, heads)
+
+
+# -------------------------------------------------------------------------------- estimates
+def estimates(*items: Any, indicator: Any = None, formula: str | None = None,
+              term: str | None = None, weight: str | None = None, level: float = 0.95,
+              method: str = "normal", n_boot: int = 200, seed: int = 0,
+              original: bool = True) -> pd.DataFrame:
+    """Point estimates with confidence intervals across scenarios (for :func:`plotting.ci_plot`).
+
+    Either a benchmark ``indicator`` (``"mean:income"``, see
+    :func:`sdcsession.utility.benchmark.indicator_ci`, overall group only) or the coefficient
+    ``term`` of a (weighted) least-squares regression ``formula`` (patsy notation, parsed by
+    ``sdcsession.utility.formula`` and never evaluated as Python, e.g. ``"income ~ C(sex) + age"``,
+    term ``"C(sex)[T.m]"``; Wald interval ``b ± z·SE``).
+    ``original=True`` puts the original data first (named ``"original"``).
+
+    Returns ``scenario, estimate, lower, upper`` (one row per scenario).
+
+    Example
+    -------
+    >>> import pandas as pd, sdcsession as sdc
+    >>> df = pd.DataFrame({"x": [1.0, 2, 3, 4, 5, 6], "k": list("ababab")})
+    >>> s = sdc.SdcSession(df, keys=["k"], numeric=["x"], seed=1)
+    >>> estimates(s, indicator="mean:x", original=False).estimate.tolist()
+    [3.5]
+    """
+    if (indicator is None) == (formula is None):
+        raise ParameterError("estimates: give either indicator= or formula= (with term=)")
+    if formula is not None and not term:
+        raise ParameterError("term: the regression coefficient to show, e.g. 'C(sex)[T.m]'")
+    sc = scenarios(*items)
+    frames = [(name, st.state.data) for name, st in sc]
+    if original and sc:
+        frames = [("original", sc[0][1].state.original)] + frames
+    rows = []
+    for name, data in frames:
+        if indicator is not None:
+            from ..utility.benchmark import indicator_ci
+
+            ci = indicator_ci(data, indicator, weight=weight, method=method, n_boot=n_boot,
+                              level=level, seed=seed)
+            est, lo, hi = (float(ci[c].iloc[0]) for c in ("estimate", "lower", "upper"))
+        else:
+            est, lo, hi = _coefficient(data, formula, term, weight, level)  # type: ignore[arg-type]
+        rows.append({"scenario": name, "estimate": est, "lower": lo, "upper": hi})
+    return pd.DataFrame(rows, columns=["scenario", "estimate", "lower", "upper"])
+
+
+def _coefficient(data: pd.DataFrame, formula: str, term: str, weight: str | None,
+                 level: float) -> tuple[float, float, float]:
+    from scipy import stats
+
+    from ..utility.regression import fit_formula  # the safe formula language, never eval
+
+    fit = fit_formula(data, formula, model="ols" if weight is None else "wls", weight=weight)
+    if term not in fit.params.index:
+        raise ParameterError(f"term: {term!r} not in the model; terms: {list(fit.params.index)}")
+    b, se = float(fit.params[term]), float(fit.bse[term])
+    z = float(stats.norm.ppf(0.5 + level / 2))
+    return b, b - z * se, b + z * se
+>>>>>>> h7

@@ -1,9 +1,16 @@
 """Regression comparison: the same model fitted on the original and on the masked file.
 
-The analyst's model (a statsmodels/patsy formula) is fitted on both files; the coefficients, their
-confidence intervals, the relative differences, whether the masked coefficient lies in the original
-interval and the confidence-interval overlap of Karr et al. (2006) are returned per term, with the
-prediction-quality measure ``|(ŷ̄_o − ŷ̄_m) / ŷ̄_o|``.
+The analyst's model (a formula in patsy/R notation) is fitted on both files; the coefficients,
+their confidence intervals, the relative differences, whether the masked coefficient lies in the
+original interval and the confidence-interval overlap of Karr et al. (2006) are returned per term,
+with the prediction-quality measure ``|(ŷ̄_o − ŷ̄_m) / ŷ̄_o|``.
+
+Formulas are never evaluated as Python: they are parsed by ``sdcsession.utility.formula`` (column
+names, ``+ - * / : ** ~ ( )``, ``C()``, ``I()`` with arithmetic, ``Q("name")`` and a short list of
+transforms such as ``np.log``; anything else is a `ParameterError` before any data are touched),
+the design matrices are built from the parse tree with numpy/pandas by
+``sdcsession.utility.formula.build_design`` (patsy's columns, names and treatment coding), and
+statsmodels fits them through its array interface, so patsy never sees the formula.
 
 Reference: Templ, M. (2017), *Statistical Disclosure Control for Microdata*, sec. 6.4 (Mincer-type
 wage equation with a gender dummy); Karr et al. (2006), The American Statistician 60(3).
@@ -21,6 +28,7 @@ Example
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import attrs
@@ -28,17 +36,21 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, ParameterError
+from ._design import Design, build_design, model_matrix
 from .benchmark import ci_overlap
+from .formula import Formula, parse_formula
 
-__all__ = ["compare_regression", "RegressionComparison", "MODELS"]
+__all__ = ["compare_regression", "fit_formula", "RegressionComparison", "MODELS"]
 
 MODELS = ("ols", "wls", "logit")
 
 
 @attrs.frozen
 class RegressionComparison:
-    """Result of :func:`compare_regression`: ``coefficients`` (tidy, one row per term),
-    ``prediction_quality`` and the two statsmodels results ``fit_original``/``fit_masked``."""
+    """Result of `compare_regression`: ``coefficients`` (tidy, one row per term),
+    ``prediction_quality`` and the two statsmodels results ``fit_original``/``fit_masked`` (fitted
+    on design matrices: ``fit.model.exog_names`` are the term columns; build the columns for other
+    records with ``sdcsession.utility.formula.model_matrix``)."""
 
     coefficients: pd.DataFrame
     prediction_quality: float
@@ -48,27 +60,79 @@ class RegressionComparison:
     formula: str
 
 
-def _fit(data: pd.DataFrame, formula: str, model: str, weight: str | None, which: str):
-    import statsmodels.api as sm
-    import statsmodels.formula.api as smf
+def _weights(data: pd.DataFrame, weight: str | None, keep: np.ndarray) -> np.ndarray | None:
+    if weight is None:
+        return None
+    if weight not in data.columns:
+        raise MeasureError(f"weight: column {weight!r} not in the data")
+    wv = data[weight]
+    if not pd.api.types.is_numeric_dtype(wv.dtype) or pd.api.types.is_bool_dtype(wv.dtype):
+        raise MeasureError(f"weight {weight!r}: expected numbers, got {wv.dtype}")
+    w = wv.to_numpy(dtype=float, na_value=np.nan)[keep]
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise MeasureError(f"weight {weight!r}: expected finite numbers >= 0 without missing values")
+    return w
 
+
+def _fit(data: pd.DataFrame, formula: Formula, model: str, weight: str | None,
+         which: str) -> tuple[Any, Design]:
+    import statsmodels.api as sm
+
+    where = f" on the {which} data" if which else ""
+    try:
+        d = build_design(formula, data)
+    except MeasureError as exc:
+        raise MeasureError(f"{exc}{where}") from None
+    w = _weights(data, weight, d.keep)
+    if model == "logit" and not np.isin(d.y.to_numpy(), (0.0, 1.0)).all():
+        bad = d.y[~np.isin(d.y.to_numpy(), (0.0, 1.0))].unique()[:5].tolist()
+        raise MeasureError(f"model='logit': the outcome {d.y.name} must be 0/1 (or boolean){where}"
+                           f", found {bad}")
     try:
         if model == "ols":
-            return smf.ols(formula, data=data).fit()
-        w = data[weight].to_numpy(dtype=float) if weight else None
+            return sm.OLS(d.y, d.X).fit(), d
         if model == "wls":
-            return smf.wls(formula, data=data, weights=w).fit()
+            return sm.WLS(d.y, d.X, weights=w).fit(), d
         if w is not None:  # survey weights normalised to mean 1: the information stays that of n
             w = w / w.mean()
-        return smf.glm(formula, data=data, family=sm.families.Binomial(), var_weights=w).fit()
-    except MeasureError:
-        raise
-    except Exception as exc:  # patsy errors (unknown names, bad formula), singular designs ...
+        return sm.GLM(d.y, d.X, family=sm.families.Binomial(), var_weights=w).fit(), d
+    except Exception as exc:  # singular designs, perfect separation, ...
         msg = str(exc).strip().splitlines()
         raise MeasureError(
-            f"compare_regression: cannot fit {formula!r} ({model}) on the {which} data: "
+            f"cannot fit {formula.text!r} ({model}){where}: "
             f"{type(exc).__name__}: {' '.join(msg)[:300]}"
         ) from None
+
+
+def fit_formula(data: pd.DataFrame, formula: str, *, model: str = "ols",
+                weight: str | None = None) -> Any:
+    """Fit a model given as a (safe) formula on one DataFrame; statsmodels' results object.
+
+    ``model``: ``"ols"``, ``"wls"`` (``weight`` = the column of weights) or ``"logit"`` (binomial
+    GLM with logit link on a 0/1 outcome; ``weight``, normalised to mean 1, as variance weights).
+    The formula language is that of ``sdcsession.utility.formula`` (patsy's notation without
+    arbitrary Python); coefficient names are patsy's (``"C(sex)[T.m]"``, ``"I(age ** 2)"``).
+    Records with a missing value in a variable of the model are left out.
+
+    Raises
+    ------
+    ParameterError
+        A formula outside the safe language, or an unknown ``model``.
+    MeasureError
+        A column missing from ``data``, a non-numeric outcome, bad weights, or a failed fit.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"y": [1.0, 3, 5, 7], "x": [0, 1, 2, 3]})
+    >>> fit_formula(df, "y ~ x").params.round(12).tolist()
+    [1.0, 2.0]
+    """
+    if model not in MODELS:
+        raise ParameterError(f"model: expected one of {MODELS}, got {model!r}")
+    if model == "wls" and weight is None:
+        raise ParameterError("model='wls' needs weight=<column of weights>")
+    return _fit(data, parse_formula(formula), model, weight, "")[0]
 
 
 def _wmean(x: np.ndarray, w: np.ndarray | None) -> float:
@@ -87,8 +151,8 @@ def compare_regression(
     """Fit ``formula`` on both files and compare the coefficients.
 
     ``model``: ``"ols"``; ``"wls"`` (needs ``weight``, the sampling weights as WLS weights);
-    ``"logit"`` (binomial GLM with logit link; ``weight``, normalised to mean 1, as variance
-    weights if given).
+    ``"logit"`` (binomial GLM with logit link; ``weight``, normalised to mean 1 over the records
+    of the fit, as variance weights if given).
     Per term: ``coef_original``, ``coef_masked``, ``rel_diff_pct = 100 |β_m − β_o| / |β_o|``,
     the ``level`` Wald intervals of both fits, ``in_ci`` (β_m within the original interval) and
     ``ci_overlap`` (Karr et al. 2006). ``prediction_quality = |(ŷ̄_o − ŷ̄_m) / ŷ̄_o|`` with ŷ̄_o the
@@ -96,14 +160,32 @@ def compare_regression(
     both on the original records (so the files need not be paired); if the masked fit cannot
     predict the original records (a category unknown to it) its own fitted values are used.
 
-    Missing values drop the record from that fit (statsmodels' default).
+    Missing values drop the record from that fit (statsmodels' default). ``formula`` is parsed
+    by the safe formula language of ``sdcsession.utility.formula`` and never evaluated as Python
+    (see the module docstring); ``model="logit"`` needs a 0/1 (or boolean) outcome.
+
+    Raises
+    ------
+    ParameterError
+        A bad ``model``, ``level`` or ``formula`` (anything outside the formula language, checked
+        before any data are read).
+    MeasureError
+        Columns missing from a file, bad weights, a non-binary logit outcome or a failed fit.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> o = pd.DataFrame({"y": [1.0, 3, 5, 7], "x": [0, 1, 2, 3]})
+    >>> r = compare_regression(o, o.assign(y=[1.0, 4, 7, 10]), "y ~ x")
+    >>> r.coefficients[["term", "coef_original", "coef_masked"]].round(9).values.tolist()
+    [['Intercept', 1.0, 1.0], ['x', 2.0, 3.0]]
     """
     if model not in MODELS:
         raise ParameterError(f"model: expected one of {MODELS}, got {model!r}")
-    if not (0 < level < 1):
+    if (not isinstance(level, numbers.Real) or isinstance(level, bool)
+            or not (0 < float(level) < 1)):
         raise ParameterError(f"level: expected a probability in (0, 1), got {level!r}")
-    if not isinstance(formula, str) or "~" not in formula:
-        raise ParameterError(f"formula: expected a formula 'y ~ x1 + x2', got {formula!r}")
+    parsed = parse_formula(formula)
     for name, d in (("original", original), ("masked", masked)):
         if not isinstance(d, pd.DataFrame):
             raise MeasureError(f"{name}: expected a DataFrame, got {type(d).__name__}")
@@ -115,8 +197,8 @@ def compare_regression(
                 raise MeasureError(f"weight {weight!r}: expected non-missing numbers >= 0 ({name})")
     if model == "wls" and weight is None:
         raise ParameterError("model='wls' needs weight=<column of sampling weights>")
-    fo = _fit(original, formula, model, weight, "original")
-    fm = _fit(masked, formula, model, weight, "masked")
+    fo, do = _fit(original, parsed, model, weight, "original")
+    fm, dm = _fit(masked, parsed, model, weight, "masked")
     a = 1 - level
     cio, cim = fo.conf_int(alpha=a), fm.conf_int(alpha=a)
     terms = list(fo.params.index)
@@ -143,20 +225,15 @@ def compare_regression(
         }
     )
     # prediction quality on the original records
-    rows = fo.model.data.row_labels
-    w = None
-    if weight is not None:
-        w = original.loc[rows, weight].to_numpy(dtype=float) if rows is not None else None
+    w = _weights(original, weight, do.keep)
     yo = np.asarray(fo.fittedvalues, dtype=float)
-    try:
-        ym = np.asarray(fm.predict(original.loc[rows] if rows is not None else original),
-                        dtype=float)
+    try:  # the masked model's predictions for the original records (its levels, its columns)
+        ym = np.asarray(fm.predict(model_matrix(dm.spec, original[do.keep])), dtype=float)
         if len(ym) != len(yo) or np.isnan(ym).any():
-            raise ValueError("prediction size mismatch")
-    except Exception:
+            raise MeasureError("prediction size mismatch")
+    except MeasureError:  # a category unknown to the masked model: its own fitted values
         ym = np.asarray(fm.fittedvalues, dtype=float)
-        wm = masked.loc[fm.model.data.row_labels, weight].to_numpy(dtype=float) if weight else None
-        mo, mm = _wmean(yo, w), _wmean(ym, wm)
+        mo, mm = _wmean(yo, w), _wmean(ym, _weights(masked, weight, dm.keep))
     else:
         mo, mm = _wmean(yo, w), _wmean(ym, w)
     if mo == 0:
