@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import MeasureError, ParameterError
+from ..errors import ParameterError
 from .steps import scenarios
 
 __all__ = ["estimates"]
@@ -23,8 +23,9 @@ def estimates(*items: Any, indicator: Any = None, formula: str | None = None,
 
     Either a benchmark ``indicator`` (``"mean:income"``, see
     :func:`sdcsession.utility.benchmark.indicator_ci`, overall group only) or the coefficient
-    ``term`` of a (weighted) least-squares regression ``formula`` (statsmodels formula, e.g.
-    ``"income ~ C(sex) + age"``, term ``"C(sex)[T.m]"``; Wald interval ``b ± z·SE``).
+    ``term`` of a (weighted) least-squares regression ``formula`` (patsy notation, parsed by
+    ``sdcsession.utility.formula`` and never evaluated as Python, e.g. ``"income ~ C(sex) + age"``,
+    term ``"C(sex)[T.m]"``; Wald interval ``b ± z·SE``).
     ``original=True`` puts the original data first (named ``"original"``).
 
     Returns ``scenario, estimate, lower, upper`` (one row per scenario).
@@ -61,16 +62,11 @@ def estimates(*items: Any, indicator: Any = None, formula: str | None = None,
 
 def _coefficient(data: pd.DataFrame, formula: str, term: str, weight: str | None,
                  level: float) -> tuple[float, float, float]:
-    import statsmodels.formula.api as smf
     from scipy import stats
 
-    try:
-        if weight is None:
-            fit = smf.ols(formula, data=data).fit()
-        else:
-            fit = smf.wls(formula, data=data, weights=data[weight]).fit()
-    except Exception as e:  # patsy/statsmodels raise many types
-        raise MeasureError(f"formula {formula!r}: cannot fit ({type(e).__name__}: {e})") from e
+    from ..utility.regression import fit_formula  # the safe formula language, never eval
+
+    fit = fit_formula(data, formula, model="ols" if weight is None else "wls", weight=weight)
     if term not in fit.params.index:
         raise ParameterError(f"term: {term!r} not in the model; terms: {list(fit.params.index)}")
     b, se = float(fit.params[term]), float(fit.bse[term])
