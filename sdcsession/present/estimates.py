@@ -24,7 +24,7 @@ def estimates(*items: Any, indicator: Any = None, formula: str | None = None,
     Either a benchmark ``indicator`` (``"mean:income"``, see
     :func:`sdcsession.utility.benchmark.indicator_ci`, overall group only) or the coefficient
     ``term`` of a (weighted) least-squares regression ``formula`` (patsy notation, parsed by
-    ``sdcsession.utility.formula`` and never evaluated as Python, e.g. ``"income ~ C(sex) + age"``,
+    ``sdcsession.formula`` and never evaluated as Python, e.g. ``"income ~ C(sex) + age"``,
     term ``"C(sex)[T.m]"``; Wald interval ``b ± z·SE``).
     ``original=True`` puts the original data first (named ``"original"``).
 

@@ -5,11 +5,11 @@ their confidence intervals, the relative differences, whether the masked coeffic
 original interval and the confidence-interval overlap of Karr et al. (2006) are returned per term,
 with the prediction-quality measure ``|(ŷ̄_o − ŷ̄_m) / ŷ̄_o|``.
 
-Formulas are never evaluated as Python: they are parsed by ``sdcsession.utility.formula`` (column
+Formulas are never evaluated as Python: they are parsed by ``sdcsession.formula`` (column
 names, ``+ - * / : ** ~ ( )``, ``C()``, ``I()`` with arithmetic, ``Q("name")`` and a short list of
 transforms such as ``np.log``; anything else is a `ParameterError` before any data are touched),
 the design matrices are built from the parse tree with numpy/pandas by
-``sdcsession.utility.formula.build_design`` (patsy's columns, names and treatment coding), and
+``sdcsession.formula.build_design`` (patsy's columns, names and treatment coding), and
 statsmodels fits them through its array interface, so patsy never sees the formula.
 
 Reference: Templ, M. (2017), *Statistical Disclosure Control for Microdata*, sec. 6.4 (Mincer-type
@@ -36,9 +36,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, ParameterError
-from ._design import Design, build_design, model_matrix
+from ..formula import Design, build_design, model_matrix
 from .benchmark import ci_overlap
-from .formula import Formula, parse_formula
+from ..formula import Formula, parse_formula
 
 __all__ = ["compare_regression", "fit_formula", "RegressionComparison", "MODELS"]
 
@@ -50,7 +50,7 @@ class RegressionComparison:
     """Result of `compare_regression`: ``coefficients`` (tidy, one row per term),
     ``prediction_quality`` and the two statsmodels results ``fit_original``/``fit_masked`` (fitted
     on design matrices: ``fit.model.exog_names`` are the term columns; build the columns for other
-    records with ``sdcsession.utility.formula.model_matrix``)."""
+    records with ``sdcsession.formula.model_matrix``)."""
 
     coefficients: pd.DataFrame
     prediction_quality: float
@@ -110,7 +110,7 @@ def fit_formula(data: pd.DataFrame, formula: str, *, model: str = "ols",
 
     ``model``: ``"ols"``, ``"wls"`` (``weight`` = the column of weights) or ``"logit"`` (binomial
     GLM with logit link on a 0/1 outcome; ``weight``, normalised to mean 1, as variance weights).
-    The formula language is that of ``sdcsession.utility.formula`` (patsy's notation without
+    The formula language is that of ``sdcsession.formula`` (patsy's notation without
     arbitrary Python); coefficient names are patsy's (``"C(sex)[T.m]"``, ``"I(age ** 2)"``).
     Records with a missing value in a variable of the model are left out.
 
@@ -161,7 +161,7 @@ def compare_regression(
     predict the original records (a category unknown to it) its own fitted values are used.
 
     Missing values drop the record from that fit (statsmodels' default). ``formula`` is parsed
-    by the safe formula language of ``sdcsession.utility.formula`` and never evaluated as Python
+    by the safe formula language of ``sdcsession.formula`` and never evaluated as Python
     (see the module docstring); ``model="logit"`` needs a 0/1 (or boolean) outcome.
 
     Raises

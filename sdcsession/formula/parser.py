@@ -1,6 +1,6 @@
 """Tokenizer and recursive-descent parser of the safe formula language (no ``eval``).
 
-See ``sdcsession.utility.formula`` for the language and the guarantee. The formula algebra (``+``,
+See ``sdcsession.formula`` for the language and the guarantee. The formula algebra (``+``,
 ``-``, ``*``, ``/``, ``:``, ``**`` on terms and the intercept bookkeeping of ``0``, ``1``, ``-1``)
 follows patsy 1.0's ``desc.py`` so that terms come out in patsy's order.
 
@@ -19,7 +19,7 @@ from collections.abc import Iterable
 import attrs
 
 from ..errors import ParameterError
-from ._formula_ast import (
+from .nodes import (
     TRANSFORMS,
     Binary,
     Call,

@@ -17,7 +17,7 @@ coefficients do not change with the move away from patsy (which ``eval``-uated f
 Example
 -------
 >>> import pandas as pd
->>> from sdcsession.utility.formula import parse_formula
+>>> from sdcsession.formula import parse_formula
 >>> df = pd.DataFrame({"y": [1.0, 2, 3, 4], "g": list("abca"), "x": [1.0, 0, 2, None]})
 >>> d = build_design(parse_formula("y ~ g + x"), df)
 >>> list(d.X.columns), d.X.index.tolist()
@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError
-from ._formula_ast import Cat, Formula, Node, evaluate, render
+from .nodes import Cat, Formula, Node, evaluate, render
 
 __all__ = ["build_design", "model_matrix", "Design", "DesignSpec", "MAX_COLUMNS"]
 
@@ -221,7 +221,7 @@ def build_design(formula: Formula, data: pd.DataFrame) -> Design:
     Example
     -------
     >>> import pandas as pd
-    >>> from sdcsession.utility.formula import parse_formula
+    >>> from sdcsession.formula import parse_formula
     >>> df = pd.DataFrame({"y": [1.0, 2, 3], "g": ["a", "b", "a"], "x": [1, 2, 3]})
     >>> build_design(parse_formula("y ~ x:g"), df).X.columns.tolist()
     ['Intercept', 'x:g[a]', 'x:g[b]']
@@ -293,7 +293,7 @@ def model_matrix(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
     Example
     -------
     >>> import pandas as pd
-    >>> from sdcsession.utility.formula import parse_formula
+    >>> from sdcsession.formula import parse_formula
     >>> d = build_design(parse_formula("y ~ g"), pd.DataFrame({"y": [1.0, 2], "g": ["a", "b"]}))
     >>> model_matrix(d.spec, pd.DataFrame({"g": ["b"]})).to_numpy().tolist()
     [[1.0, 1.0]]

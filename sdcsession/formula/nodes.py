@@ -1,6 +1,6 @@
 """Parse tree of the safe formula language, its rendering and its interpreter.
 
-See ``sdcsession.utility.formula`` for the language and the guarantee that nothing in a formula
+See ``sdcsession.formula`` for the language and the guarantee that nothing in a formula
 runs as Python: the nodes here hold parsed names and literals only, and ``evaluate`` maps them to
 ``data[name]`` look-ups, the ``operator`` module's arithmetic and the numpy functions of
 ``TRANSFORMS``.
