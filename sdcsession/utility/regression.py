@@ -36,9 +36,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, ParameterError
-from ..formula import Design, build_design, model_matrix
+from ..formula import Design, Formula, build_design, model_matrix, parse_formula
 from .benchmark import ci_overlap
-from ..formula import Formula, parse_formula
 
 __all__ = ["compare_regression", "fit_formula", "RegressionComparison", "MODELS"]
 
