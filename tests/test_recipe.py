@@ -23,7 +23,7 @@ def s(df):
 def test_recipe_content(s):
     r = s.to_recipe()
     json.dumps(r)  # serialisable
-    assert r["format_version"] == 1 and r["seed"] == 11 and r["name"] == "demo"
+    assert r["format_version"] == 2 and r["seed"] == 11 and r["name"] == "demo"
     assert r["roles"]["keys"] == ["sex", "region"] and r["roles"]["numeric"] == ["x"]
     assert [st["type"] for st in r["steps"]] == ["recode", "remove_columns"]
     assert r["steps"][0]["seed"] == s.history[1].seed

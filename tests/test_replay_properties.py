@@ -37,9 +37,11 @@ treatments = st.one_of(
     st.builds(RankSwap, st.just(["expend"]), p=st.sampled_from([2.0, 10.0])),
     st.builds(LocalSuppression, k=st.sampled_from([2, 3])),
     st.builds(GlobalRecode, st.just("age"), breaks=st.just([-1, 14, 29, 44, 64, 120])),
-    st.builds(TopBottomCode, st.just("income"), st.just(50_000.0), st.just(50_000.0)),
+    st.builds(TopBottomCode, st.just("income"), st.just(50_000.0),
+              st.sampled_from([50_000.0, None, np.nan, pd.NA])),
     st.builds(GroupCategories, st.just("marstat"),
-              st.just({"other": ["widowed", "divorced"]})),
+              st.sampled_from([{"other": ["widowed", "divorced"]}, {1: ["widowed", "divorced"]},
+                               {True: ["widowed"], 2.5: ["divorced"]}])),
 )
 
 
@@ -59,6 +61,10 @@ def test_recipe_replays_bit_for_bit(ts, seed):
     np.random.seed(seed % 1000)  # the global random state must not matter
     s2 = sdc.SdcSession.from_recipe(DF, recipe)
     pd.testing.assert_frame_equal(s2.data, s.data, check_exact=True)
+    assert s2.data.equals(s.data) and list(s2.data.dtypes) == list(s.data.dtypes)
+    for c in s.data.select_dtypes("category"):
+        assert [repr(v) for v in s2.data[c].cat.categories] == [
+            repr(v) for v in s.data[c].cat.categories]
     for i in range(len(datas) - 1, 0, -1):
         s.undo()
         pd.testing.assert_frame_equal(s.data, datas[i - 1], check_exact=True)

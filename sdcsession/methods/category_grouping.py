@@ -17,26 +17,56 @@ import pandas as pd
 from ..errors import ParameterError, TreatmentError
 from ..roles import Roles
 from ._recode_checks import _col
-from .base import Result, Treatment, freeze, require_columns
+from .base import (
+    Result,
+    Treatment,
+    canonical,
+    freeze,
+    is_missing,
+    label_order,
+    require_columns,
+    typed_freeze,
+)
 
 __all__ = ["group_categories", "GroupCategories"]
+
+
+def _label(v: Any, what: str) -> Any:
+    """A category label: one scalar value (text, number, boolean or missing), made canonical."""
+    v = canonical(v)
+    try:
+        hash(v)
+    except TypeError:
+        v = _UNHASHABLE
+    if v is _UNHASHABLE or isinstance(v, (tuple, frozenset, bytes)):
+        raise ParameterError(f"groups: {what} must be a single value (text, number, true/false or "
+                             "missing), got a " + type(v).__name__)
+    return v
 
 
 def _check_groups(groups: Any) -> dict[Any, tuple[Any, ...]]:
     if not isinstance(groups, Mapping) or not groups:
         raise ParameterError(f"groups: expected a non-empty {{new: [old, ...]}} mapping, got {groups!r}")
     out: dict[Any, tuple[Any, ...]] = {}
-    seen: dict[Any, Any] = {}
-    for new, olds in groups.items():
-        if isinstance(olds, (str, bytes)) or not isinstance(olds, (Sequence, np.ndarray, set)):
+    seen: dict[Any, int] = {}
+    news: list[Any] = []
+    for i, (new, olds) in enumerate(groups.items()):
+        new = _label(new, "a new label")
+        if isinstance(olds, (set, frozenset)):
+            olds = sorted(olds, key=lambda o: label_order(canonical(o)))
+        elif isinstance(olds, (str, bytes)) or not isinstance(olds, (Sequence, np.ndarray)):
             olds = [olds]
-        olds = tuple(olds)
+        olds = tuple(_label(o, f"the categories of group {new!r}") for o in olds)
         if not olds:
             raise ParameterError(f"groups: group {new!r} lists no categories")
         for o in olds:
-            if o in seen and seen[o] != new:
-                raise ParameterError(f"groups: category {o!r} is in two groups ({seen[o]!r}, {new!r})")
-            seen[o] = new
+            key = _MISSING_KEY if is_missing(o) else o
+            if key in seen and seen[key] != i:
+                what = "missing values are" if key is _MISSING_KEY else f"category {o!r} is"
+                raise ParameterError(
+                    f"groups: {what} in two groups ({news[seen[key]]!r}, {new!r})")
+            seen[key] = i
+        news.append(new)
         out[new] = olds
     return out
 
@@ -44,15 +74,20 @@ def _check_groups(groups: Any) -> dict[Any, tuple[Any, ...]]:
 def group_categories(series: pd.Series, groups: Mapping[Any, Sequence[Any]]) -> pd.Series:
     """Merge categories: ``{"new": [old, ...], ...}`` (sdcMicro ``groupAndRename``).
 
-    Categories not listed are kept; missing values stay missing. The result is a Categorical
-    whose categories keep the original order, a merged group taking the place of its first member.
-    Old values given as strings match numeric codes with the same text (JSON recipes).
+    Categories not listed are kept; missing values stay missing unless a group lists a missing
+    value (``None``, NaN, ``pd.NA``): then they join that group. A group whose new label is missing
+    makes its values missing. The result is a Categorical whose categories keep the original order,
+    a merged group taking the place of its first member (a group of missing values only comes
+    last). Labels keep their type (``{1: ["a", "b"]}`` gives the integer category 1). Old values
+    given as strings match numeric codes with the same text (JSON recipes of format 1).
 
     Example
     -------
     >>> import pandas as pd
     >>> group_categories(pd.Series(["a", "b", "c", None]), {"ab": ["a", "b"]}).tolist()
     ['ab', 'ab', 'c', nan]
+    >>> group_categories(pd.Series(["a", "b", "c", None]), {1: ["a", "b", None]}).tolist()
+    [1, 1, 'c', 1]
     """
     if not isinstance(series, pd.Series):
         raise TreatmentError(f"group_categories: expected a pandas Series, got {type(series).__name__}")
@@ -65,11 +100,19 @@ def group_categories(series: pd.Series, groups: Mapping[Any, Sequence[Any]]) -> 
         codes, uniq = pd.factorize(series, sort=True, use_na_sentinel=True)
         cats = list(uniq)
         ordered = False
+    has_missing = bool((codes < 0).any())
     text = {str(c): c for c in cats}
     lookup: dict[Any, Any] = {}
+    fill: Any = _ABSENT  # the label missing values take
     absent = []
     for new, olds in g.items():
         for o in olds:
+            if is_missing(o):
+                if has_missing:
+                    fill = new
+                else:
+                    absent.append(o)
+                continue
             c = o if o in cats else text.get(str(o), _ABSENT)
             if c is _ABSENT:
                 absent.append(o)
@@ -79,11 +122,14 @@ def group_categories(series: pd.Series, groups: Mapping[Any, Sequence[Any]]) -> 
         raise TreatmentError(
             f"group_categories: none of {absent} is a category of column {series.name!r}")
     new_cats: list[Any] = []
-    for c in cats:
-        v = lookup.get(c, c)
-        if v not in new_cats:
+    for v in [lookup.get(c, c) for c in cats] + ([] if fill is _ABSENT else [fill]):
+        if not is_missing(v) and v not in new_cats:
             new_cats.append(v)
-    pos = np.array([new_cats.index(lookup.get(c, c)) for c in cats] + [-1], dtype=np.int64)
+
+    def where(v: Any) -> int:
+        return -1 if v is _ABSENT or is_missing(v) else new_cats.index(v)
+
+    pos = np.array([where(lookup.get(c, c)) for c in cats] + [where(fill)], dtype=np.int64)
     cat = pd.Categorical.from_codes(pos[codes], categories=new_cats, ordered=ordered)
     out = pd.Series(cat, index=series.index, name=series.name)
     out.attrs["absent"] = [str(a) for a in absent]
@@ -91,11 +137,15 @@ def group_categories(series: pd.Series, groups: Mapping[Any, Sequence[Any]]) -> 
 
 
 _ABSENT = object()
+_MISSING_KEY = object()
+_UNHASHABLE = object()
 
 
 @attrs.frozen
 class GroupCategories(Treatment):
-    """Merge categories of a key variable: ``groups={"new": [old, ...]}``.
+    """Merge categories of a key variable: ``groups={"new": [old, ...]}`` (see
+    `group_categories`). Equal when the groups are equal with the types of their labels
+    (``{1: [...]}`` differs from ``{"1": [...]}`` and from ``{True: [...]}``).
 
     Example
     -------
@@ -110,10 +160,10 @@ class GroupCategories(Treatment):
     type = "group_categories"
 
     column: str = attrs.field(validator=_col)
-    groups: dict[Any, tuple[Any, ...]] = attrs.field(converter=_check_groups)
+    groups: dict[Any, tuple[Any, ...]] = attrs.field(converter=_check_groups, eq=typed_freeze)
 
     def __hash__(self) -> int:
-        return hash((self.column, freeze(self.groups)))
+        return hash((self.column, freeze(self.groups)))  # equal typed_freeze -> equal freeze
 
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
         require_columns(data, [self.column], "group_categories")

@@ -16,33 +16,54 @@ import pandas as pd
 from ..errors import ParameterError, TreatmentError
 from ..roles import Roles
 from ._recode_checks import _col, _numeric
-from .base import Result, Treatment, require_columns
+from .base import Result, Treatment, canonical, is_missing, require_columns, typed_freeze
 
 __all__ = ["top_bottom_code", "TopBottomCode"]
+
+
+def _scalar(v: Any, what: str, *, missing_ok: bool) -> Any:
+    """A threshold or replacement: one scalar (number, text, boolean; or missing if allowed)."""
+    v = canonical(v)
+    if is_missing(v):
+        if not missing_ok:
+            raise ParameterError(f"{what}: expected the top/bottom coding threshold, got a missing "
+                                 "value")
+        return v
+    if not isinstance(v, (str, int, float)):
+        raise ParameterError(f"{what}: expected a single number or category, got {type(v).__name__} "
+                             f"{v!r}")
+    return v
 
 
 def top_bottom_code(series: pd.Series, value: Any, replacement: Any = None, *,
                     kind: str = "top") -> pd.Series:
     """Top code (values above ``value``) or bottom code (values below) with ``replacement``.
 
-    Numeric: ``x > value`` (top) or ``x < value`` (bottom) become ``replacement`` (default
-    ``value``). Ordered categorical: the categories after (before) ``value`` in the order are merged
-    into ``replacement`` (default ``value``), placed at the end (start). Unordered categorical or
-    text columns raise :class:`TreatmentError`.
+    Numeric: ``x > value`` (top) or ``x < value`` (bottom) become ``replacement`` (default, when
+    ``None``: ``value``). A missing replacement (NaN, ``pd.NA``, ``pd.NaT``) makes those values
+    missing: the column becomes float64 with NaN, or keeps its dtype with ``pd.NA`` when it is a
+    nullable (``Int64``, ``Float64``) column. Ordered categorical: the categories after (before)
+    ``value`` in the order are merged into ``replacement`` (default ``value``), placed at the end
+    (start); a missing replacement makes them missing and drops those categories. Unordered
+    categorical or text columns raise :class:`TreatmentError`.
 
     Example
     -------
-    >>> import pandas as pd
+    >>> import numpy as np, pandas as pd
     >>> top_bottom_code(pd.Series([1.0, 5.0, 9.0]), 6, kind="top").tolist()
     [1.0, 5.0, 6.0]
     >>> top_bottom_code(pd.Series([1, 5, 9]), 3, 0, kind="bottom").tolist()
     [0, 5, 9]
+    >>> top_bottom_code(pd.Series([1, 5, 9]), 6, np.nan).tolist()
+    [1.0, 5.0, nan]
     """
     if kind not in ("top", "bottom"):
         raise ParameterError(f"kind: expected 'top' or 'bottom', got {kind!r}")
     if not isinstance(series, pd.Series):
         raise TreatmentError(f"top_bottom_code: expected a pandas Series, got {type(series).__name__}")
-    rep = value if replacement is None else replacement
+    value = _scalar(value, "value", missing_ok=False)
+    rep = value if replacement is None else _scalar(replacement, "replacement", missing_ok=True)
+    blank = is_missing(rep)
     if isinstance(series.dtype, pd.CategoricalDtype):
         if not series.cat.ordered:
             raise TreatmentError(
@@ -53,7 +74,9 @@ def top_bottom_code(series: pd.Series, value: Any, replacement: Any = None, *,
             raise TreatmentError(f"top_bottom_code: {value!r} is not a category of {series.name!r}: {cats}")
         i = cats.index(value)
         affected = cats[i + 1:] if kind == "top" else cats[:i]
-        if kind == "top":
+        if blank:
+            new_cats = cats[:i + 1] if kind == "top" else cats[i:]
+        elif kind == "top":
             keep = [c for c in cats[:i + 1] if c != rep]
             new_cats = keep + [rep] if rep not in keep else keep
         else:
@@ -61,11 +84,12 @@ def top_bottom_code(series: pd.Series, value: Any, replacement: Any = None, *,
             new_cats = [rep] + keep
         mapping = {c: rep for c in affected}
         vals = series.astype(object).map(lambda v: mapping.get(v, v))
-        cat = pd.Categorical(vals, categories=new_cats, ordered=True)
+        cat = pd.Categorical(vals, categories=new_cats, ordered=True)  # not a category: missing
         return pd.Series(cat, index=series.index, name=series.name)
     x = _numeric(series, "top_bottom_code")
     try:
-        v, r = float(value), float(rep)
+        v = float(value)
+        r = math.nan if blank else float(rep)
     except (TypeError, ValueError):
         raise ParameterError(
             f"top_bottom_code: value and replacement must be numbers for numeric column "
@@ -74,40 +98,47 @@ def top_bottom_code(series: pd.Series, value: Any, replacement: Any = None, *,
     if not hit.any():
         return series.copy()
     out = series.copy()
-    if pd.api.types.is_integer_dtype(series) and float(r).is_integer():
+    nullable = isinstance(series.dtype, pd.api.extensions.ExtensionDtype)
+    if blank and nullable:
+        out[hit] = pd.NA
+    elif not blank and pd.api.types.is_integer_dtype(series) and float(r).is_integer():
         out[hit] = int(r)
     else:
-        out = out.astype("float64")
+        out = out.astype("Float64" if nullable else "float64")
         out[hit] = r
     return out
 
 
 @attrs.frozen
 class TopBottomCode(Treatment):
-    """Top or bottom coding of a numeric (or ordered categorical) variable.
+    """Top or bottom coding of a numeric (or ordered categorical) variable (see `top_bottom_code`).
+
+    ``replacement=None`` replaces by the threshold ``value`` itself; a missing replacement
+    (``np.nan``, ``pd.NA``) blanks the values. Each is kept as given, also through a recipe.
 
     Example
     -------
     >>> TopBottomCode("income", 1e6, kind="top").to_dict()["kind"]
     'top'
+    >>> import numpy as np
+    >>> TopBottomCode("income", 1e6, np.nan).to_dict()["replacement"]
+    {'$missing': 'nan'}
     """
 
     type = "top_bottom_code"
 
     column: str = attrs.field(validator=_col)
-    value: Any = attrs.field()
-    replacement: Any = attrs.field(default=None)
+    value: Any = attrs.field(converter=lambda v: _scalar(v, "value", missing_ok=False),
+                             eq=typed_freeze)
+    replacement: Any = attrs.field(
+        default=None, converter=lambda v: _scalar(v, "replacement", missing_ok=True),
+        eq=typed_freeze)
     kind: str = attrs.field(default="top")
 
     @kind.validator
     def _k(self, _a: Any, v: Any) -> None:
         if v not in ("top", "bottom"):
             raise ParameterError(f"kind: expected 'top' or 'bottom', got {v!r}")
-
-    @value.validator
-    def _v(self, _a: Any, v: Any) -> None:
-        if v is None or (isinstance(v, float) and math.isnan(v)):
-            raise ParameterError("value: expected the top/bottom coding threshold, got a missing value")
 
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
         require_columns(data, [self.column], "top_bottom_code")

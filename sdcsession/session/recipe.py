@@ -2,7 +2,7 @@
 
 A recipe is a dict::
 
-    {"format": "sdcsession-recipe", "format_version": 1, "package_version": "0.1.0",
+    {"format": "sdcsession-recipe", "format_version": 2, "package_version": "0.1.0",
      "name": "main", "seed": 42,
      "roles": {"keys": [...], "numeric": [...], "weight": "w", ...},
      "data": {"fingerprint": "sha256:…", "n_records": 4580, "columns": [...]},
@@ -11,6 +11,12 @@ A recipe is a dict::
 Each step is a treatment's ``to_dict()`` plus the ``seed`` of its generator. A hand-written step may
 omit ``seed``: it is then derived from the session seed and the step's depth exactly as a session
 does (:func:`sdcsession.session.history.step_seed`). Loading parses JSON only: no pickle, no ``eval``.
+
+Parameters keep their types (format 2, `sdcsession.methods.base.encode_value`): a mapping with
+non-text keys is ``{"$map": [[key, value], ...]}``, a missing value ``{"$missing": "nan" | "NA" |
+"NaT"}``, an infinite float ``{"$float": "inf" | "-inf"}``; everything else is plain JSON. Format 1
+(before these tags: mapping keys stored as text, NaN as ``null``) is still read, as it always was.
+A recipe without ``format_version`` is read as the current format.
 
 The data fingerprint is the SHA-256 of the column names, dtypes and pandas' row hashes
 (``pandas.util.hash_pandas_object``, index included) of the original data.
@@ -44,11 +50,13 @@ from ..roles import Roles
 if TYPE_CHECKING:  # pragma: no cover
     from .session import SdcSession
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "fingerprint", "to_recipe", "parse_recipe", "load_recipe",
-           "save_recipe", "parse_steps"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "OLDEST_FORMAT_VERSION", "fingerprint", "to_recipe",
+           "parse_recipe", "load_recipe", "save_recipe", "parse_steps"]
 
 FORMAT = "sdcsession-recipe"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: the oldest format this version reads
+OLDEST_FORMAT_VERSION = 1
 
 
 def fingerprint(df: pd.DataFrame) -> str:
@@ -75,19 +83,23 @@ def to_recipe(session: SdcSession) -> dict[str, Any]:
     steps = []
     for st in session.history[1:]:
         assert st.treatment is not None
-        steps.append({**st.treatment.to_dict(), "seed": st.seed})
-    return to_jsonable({
+        steps.append({**st.treatment.to_dict(), "seed": to_jsonable(st.seed)})
+    header = to_jsonable({
         "format": FORMAT, "format_version": FORMAT_VERSION, "package_version": __version__,
         "name": session.name, "seed": session.seed, "roles": root.roles.to_dict(),
         "options": {"alpha": session.alpha, "k": session.k},
         "data": {"fingerprint": fingerprint(root.data), "n_records": len(root.data),
                  "columns": [str(c) for c in root.data.columns]},
-        "steps": steps,
     })
+    return {**header, "steps": steps}
 
 
-def parse_steps(steps: Any) -> list[tuple[Treatment, int | None]]:
-    """Treatments and seeds of a recipe's ``steps``; every problem listed in one RecipeError."""
+def parse_steps(steps: Any,
+                format_version: int = FORMAT_VERSION) -> list[tuple[Treatment, int | None]]:
+    """Treatments and seeds of a recipe's ``steps``; every problem listed in one RecipeError.
+
+    ``format_version`` 1 takes parameters as plain JSON; 2 decodes the typed values
+    (`sdcsession.methods.base.decode_value`)."""
     if not isinstance(steps, list):
         raise RecipeError(f"steps: expected a list of treatments, got {type(steps).__name__}")
     out: list[tuple[Treatment, int | None]] = []
@@ -102,7 +114,7 @@ def parse_steps(steps: Any) -> list[tuple[Treatment, int | None]]:
             problems.append(f"step {i}: seed must be a non-negative integer, got {seed!r}")
             continue
         try:
-            out.append((Treatment.from_dict(d), seed))
+            out.append((Treatment.from_dict(d, tagged=format_version >= 2), seed))
         except RecipeError as e:
             problems.append(f"step {i}: {e}")
     if problems:
@@ -122,6 +134,9 @@ def _check_header(recipe: Any) -> None:
     elif v > FORMAT_VERSION:
         problems.append(f"format_version {v} is newer than this sdcsession reads ({FORMAT_VERSION}); "
                         "upgrade sdcsession")
+    elif v < OLDEST_FORMAT_VERSION:
+        problems.append(f"format_version: expected {OLDEST_FORMAT_VERSION} to {FORMAT_VERSION}, "
+                        f"got {v}")
     for key in ("roles", "steps"):
         if key not in recipe:
             problems.append(f"missing required entry {key!r}")
@@ -151,7 +166,7 @@ def parse_recipe(data: pd.DataFrame, recipe: Mapping[str, Any] | str | Path, *,
         roles = Roles.from_dict(dict(recipe["roles"]))
     except (SdcError, TypeError) as e:
         raise RecipeError(f"roles: {e}") from e
-    steps = parse_steps(recipe["steps"])
+    steps = parse_steps(recipe["steps"], recipe.get("format_version", FORMAT_VERSION))
     fp = (recipe.get("data") or {}).get("fingerprint")
     if fp is not None and isinstance(data, pd.DataFrame) and fp != fingerprint(data):
         msg = ("the data differ from those the recipe was made on (fingerprint mismatch); "
@@ -169,10 +184,14 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise RecipeError(f"recipe: cannot read {str(p)!r}: {e.strerror or e}") from e
+    except UnicodeDecodeError as e:
+        raise RecipeError(f"recipe {str(p)!r} is not UTF-8 text: {e.reason} at byte {e.start}") from e
     try:
         out = json.loads(text)
     except json.JSONDecodeError as e:
         raise RecipeError(f"recipe {str(p)!r} is not valid JSON: {e}") from e
+    except RecursionError:
+        raise RecipeError(f"recipe {str(p)!r} is nested too deeply to be a recipe") from None
     _check_header(out)
     return out
 
