@@ -37,11 +37,12 @@ class TreatmentMethods:
         raise NotImplementedError
 
     # ------------------------------------------------------------ non-perturbative
-    def global_recode(self, column: str, breaks: Sequence[float] | None = None, *,
+    def global_recode(self, column: str, breaks: Sequence[float] | int | None = None, *,
                       method: str | None = None, n: int | None = None,
                       labels: Sequence[str] | None = None, right: bool = True,
                       include_outside: bool = False) -> Any:
-        """Recode a numeric key into intervals: ``breaks`` (right-closed by default), or
+        """Recode a numeric key into intervals: ``breaks`` (right-closed by default; an integer
+        means that many equal-width intervals, as sdcMicro's ``globalRecode(breaks=5)``), or
         ``method="equidistant" | "quantile"`` with ``n`` groups (see :class:`~sdcsession.methods.recoding.GlobalRecode`)."""
         return self.apply(_build("global_recode", column=column, breaks=breaks, method=method,
                                  n=n, labels=labels, right=right,
