@@ -222,7 +222,17 @@ class UtilitySummary:
 
 def _pair(state: State, role: str) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     cols = _cols(state, role)
+    if role == "numeric":  # a numeric variable recoded into intervals is measured as categorical
+        cols = _still_numeric(state, cols)
     return state.original, state.data, cols
+
+
+def _still_numeric(state: State, cols: list[str]) -> list[str]:
+    """The columns that are numeric in both the original and the current data."""
+    def num(s: pd.Series) -> bool:
+        return pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)
+
+    return [c for c in cols if num(state.original[c]) and num(state.data[c])]
 
 
 @register("utility.suppressions", "suppressions per key variable", kind="utility")
@@ -302,7 +312,7 @@ def _rdisc(state: State) -> float | None:
 def _lambda(state: State) -> Any:
     from ..utility.continuous import il_variables
 
-    keys, num = _cols(state, "keys"), _cols(state, "numeric")
+    keys, num = _cols(state, "keys"), _still_numeric(state, _cols(state, "numeric"))
     if not keys + num:
         return None
     # key variables are read as categories (nominal): a recoded ordered key has no common order
@@ -376,7 +386,8 @@ def _lambda_overall(state: State) -> float | None:
 
     both = [c for c in state.data.columns if c in state.original.columns]
     keys = [c for c in state.original_roles.keys if c in both]
-    num = [c for c in state.original_roles.numeric if c in both and c not in keys]
+    num = _still_numeric(state, [c for c in state.original_roles.numeric
+                                 if c in both and c not in keys])
     cols = keys + num
     if not cols:
         return None

@@ -172,3 +172,18 @@ def test_report_never_shows_identifier_values(df, tmp_path):
     text = html.read_text(encoding="utf-8")
     assert "person 1" not in text and "never released" in text
     assert "id='release'" in text and "k_anonymity" not in text.split("id='release'")[1][:2000]
+
+
+def test_utility_with_missing_numeric_values_and_a_recoded_numeric(df):
+    d = df.copy()
+    d.loc[d.index[::9], "income"] = np.nan
+    s = sdc.SdcSession(d, keys=["region", "sex", "age5"], numeric=["income", "expend"],
+                       weight="w", household="hid", seed=1)
+    t = s.add_noise(["income", "expend"], noise=0.2).utility.to_frame()
+    assert np.isfinite(t.loc[t["measure"] == "il1s", "value"]).all()
+    # a numeric variable recoded into intervals leaves the continuous measures (it is categorical)
+    t = s.undo().global_recode("income", breaks=5).utility.to_frame()
+    lam = t[t["measure"] == "lambda"].set_index("variable")["value"]
+    assert "income" not in lam.index and lam["expend"] == 0.0
+    changed = t[(t["measure"] == "records_changed") & (t["variable"] == "income")]["value"]
+    assert int(changed.iloc[0]) == int(d["income"].notna().sum())
