@@ -69,6 +69,7 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import ParameterError, TreatmentError
+from ..risk.robust import mcd
 from ..roles import Roles
 from .base import Result, Treatment, param_names, require_columns
 
@@ -144,7 +145,9 @@ def robust_distance(x: np.ndarray, *, max_steps: int = 50) -> np.ndarray:
     take the h = ⌈(n + p + 1)/2⌉ records with the smallest distance, re-estimate mean and
     covariance from them, repeat until the subset no longer changes (concentration steps,
     Rousseeuw & Van Driessen 1999; each step does not increase the determinant). The scatter is
-    multiplied by the consistency factor ``median(d²)/χ²_p(0.5)``.
+    multiplied by the consistency factor ``median(d²)/χ²_p(0.5)``. A singular subset covariance
+    gets a small ridge instead of an error. The fit is :func:`sdcsession.risk.robust.mcd`
+    (``h="ceil"``, ``exact_fit="ridge"``, no random starts).
 
     For n > ``SUBSAMPLE`` (200,000) records the concentration steps run on a systematic subsample
     of ``SUBSAMPLE`` records (every ⌈n/SUBSAMPLE⌉-th in order: deterministic, no random draw), as
@@ -163,53 +166,12 @@ def robust_distance(x: np.ndarray, *, max_steps: int = 50) -> np.ndarray:
     n, p = x.shape
     if n <= p + 1:
         raise TreatmentError(f"robust distance: need more than {p + 1} complete records, got {n}")
-    fit_on = x[:: -(-n // SUBSAMPLE)] if n > SUBSAMPLE else x
-    mu, cov = _mcd_fit(fit_on, max_steps)
-    d2 = _mahalanobis2(x, mu, cov)
-    med_d2 = np.median(d2)
-    if med_d2 > 0:
-        d2 = d2 * stats.chi2.ppf(0.5, p) / med_d2
-    return d2
+    return mcd(x, h="ceil", max_steps=max_steps, subsample=SUBSAMPLE,
+               exact_fit="ridge").raw_distances
 
 
 #: above this many records the MCD concentration steps run on a systematic subsample
 SUBSAMPLE = 200_000
-
-
-def _mcd_fit(x: np.ndarray, max_steps: int) -> tuple[np.ndarray, np.ndarray]:
-    """Raw MCD location and scatter by concentration steps (see :func:`robust_distance`)."""
-    n, p = x.shape
-    med = np.median(x, axis=0)
-    mad = 1.4826 * np.median(np.abs(x - med), axis=0)
-    sd = x.std(axis=0, ddof=1)
-    mad = np.where(mad > 0, mad, sd)
-    mad = np.where(mad > 0, mad, 1.0)
-    d2 = (((x - med) / mad) ** 2).sum(axis=1)
-    h = (n + p + 2) // 2
-    subset = None
-    mu, cov = med, np.diag(mad ** 2)
-    for _ in range(max_steps):
-        new = np.argpartition(d2, h - 1)[:h]
-        new.sort()
-        if subset is not None and np.array_equal(new, subset):
-            break
-        subset = new
-        xs = x[subset]
-        mu = xs.mean(axis=0)
-        cov = np.cov(xs, rowvar=False).reshape(p, p)
-        d2 = _mahalanobis2(x, mu, cov)
-    return mu, cov
-
-
-def _mahalanobis2(x: np.ndarray, mu: np.ndarray, cov: np.ndarray) -> np.ndarray:
-    try:
-        chol = np.linalg.cholesky(cov)
-    except np.linalg.LinAlgError:
-        chol = np.linalg.cholesky(cov + np.eye(len(mu)) * 1e-9 * max(np.trace(cov), 1e-300))
-    from scipy.linalg import solve_triangular
-
-    y = solve_triangular(chol, (x - mu).T, lower=True)
-    return (y * y).sum(axis=0)
 
 
 # --------------------------------------------------------------------------- kernel

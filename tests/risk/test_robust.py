@@ -1,0 +1,73 @@
+"""The minimum covariance determinant kernel (risk/robust.py) and the two functions built on it."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from sdcsession.errors import MeasureError, ParameterError
+from sdcsession.methods.noise import robust_distance
+from sdcsession.risk.robust import mahalanobis2, mcd
+from sdcsession.utility.continuous import mcd_covariance
+
+
+def _contaminated(n=1000, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.multivariate_normal([1.0, -2.0], [[2.0, 0.6], [0.6, 1.0]], n)
+    x[: n // 10] = rng.normal(30, 1, size=(n // 10, 2))
+    return x
+
+
+def test_mcd_finds_the_bulk_both_starts():
+    x = _contaminated()
+    for kw in ({}, {"n_starts": 20, "seed": 4}):
+        fit = mcd(x, reweight=True, **kw)
+        assert fit.h == (1000 + 2 + 1) // 2
+        assert int(fit.raw_support.sum()) == fit.h and not fit.raw_support[:100].any()
+        assert not fit.support[:100].any() and fit.support[100:].mean() > 0.95
+        assert np.allclose(fit.location, [1.0, -2.0], atol=0.15)
+        assert np.allclose(fit.scatter, [[2.0, 0.6], [0.6, 1.0]], atol=0.25)
+        assert (fit.raw_distances[:100] > 100).all()
+        # consistency: the distances have the chi-squared median
+        assert np.median(fit.raw_distances) == pytest.approx(stats.chi2.ppf(0.5, 2), rel=1e-12)
+        assert np.allclose(fit.raw_distances, mahalanobis2(x, fit.raw_location, fit.raw_scatter))
+
+
+def test_h_rules_and_determinism():
+    x = _contaminated(300)  # n + p + 1 = 303
+    assert mcd(x).h == 151 and mcd(x, h="ceil").h == 152 and mcd(x, h=250).h == 250
+    assert mcd(x, h=1).h == 3  # clipped to p + 1
+    a, b = mcd(x, n_starts=5, seed=1), mcd(x, n_starts=5, seed=1)
+    assert np.array_equal(a.raw_distances, b.raw_distances)
+
+
+def test_subsample_support_maps_to_rows_of_x():
+    x = _contaminated(5000, seed=3)
+    fit = mcd(x, subsample=1000)
+    rows = np.flatnonzero(fit.raw_support)
+    assert (rows % 5 == 0).all() and len(rows) == fit.h == (1000 + 2 + 1) // 2
+    assert len(fit.raw_distances) == 5000 and (fit.raw_distances[:500] > 100).all()
+
+
+def test_public_wrappers_are_the_kernel():
+    x = _contaminated()
+    assert np.array_equal(robust_distance(x),
+                          mcd(x, h="ceil", max_steps=50, exact_fit="ridge").raw_distances)
+    assert np.array_equal(mcd_covariance(x, seed=2),
+                          mcd(x, n_starts=50, seed=2, reweight=True).scatter)
+
+
+def test_exact_fit_and_bad_input():
+    rng = np.random.default_rng(0)
+    x = np.column_stack([rng.normal(size=200), np.zeros(200)])
+    x[:20, 1] = rng.normal(size=20)  # 90 % of the records on the line y = 0
+    with pytest.raises(MeasureError, match="hyperplane"):
+        mcd(x)
+    assert np.isfinite(mcd(x, exact_fit="ridge").raw_distances).all()
+    assert np.isfinite(robust_distance(x)).all()  # noise's outlier flagging never fails on it
+    with pytest.raises(MeasureError, match="more than p"):
+        mcd(np.ones((3, 2)))
+    for bad in ({"h": "half"}, {"n_starts": -1}, {"max_steps": 0}, {"exact_fit": "x"}):
+        with pytest.raises(ParameterError):
+            mcd(x, **bad)
+    with pytest.raises(ParameterError):
+        mcd(np.ones(5))
