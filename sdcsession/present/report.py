@@ -29,6 +29,7 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import json
+import os
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
@@ -37,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError, SdcError
+from ..errors import DataFileError, ParameterError, SdcError
 from .display import esc
 
 __all__ = ["report", "REPORT_CSS"]
@@ -87,9 +88,7 @@ def _table(df: pd.DataFrame, *, index: bool = True, bold_rows: Iterable[Any] = (
     bold = set(bold_rows)
     cols = list(df.columns)
     head = "".join(f"<th>{esc(df.index.name or '')}</th>" for _ in [0] if index)
-    def lab(c: Any) -> str:
-        return esc(str(c).replace("_", " "))
-
+    lab = lambda c: esc(str(c).replace("_", " "))  # noqa: E731
     head += "".join(
         f'<th class="num">{lab(c)}</th>' if pd.api.types.is_numeric_dtype(df[c]) and
         not pd.api.types.is_bool_dtype(df[c]) else f"<th>{lab(c)}</th>" for c in cols)
@@ -157,17 +156,42 @@ def _notes_text(notes: dict[str, Any]) -> str:
 def _sessions(items: tuple[Any, ...]) -> list[Any]:
     from .compare import _is_session
 
-    out = []
-    for it in items:
+    out, stack, seen = [], list(reversed(items)), 0
+    while stack:  # iterative: nested lists of sessions, never a RecursionError
+        it, seen = stack.pop(), seen + 1
         if _is_session(it):
             out.append(it)
-        elif isinstance(it, Iterable) and not isinstance(it, (str, bytes)):
-            out.extend(_sessions(tuple(it)))
+        elif isinstance(it, Iterable) and not isinstance(it, (str, bytes)) and seen < 10_000:
+            stack.extend(reversed(list(it)))
         else:
             raise ParameterError(f"report: expected SdcSession objects, got {type(it).__name__}")
     if not out:
         raise ParameterError("report: give at least one SdcSession")
     return out
+
+
+def _check_args(path: Any, internal: Any, title: Any, figures: Any) -> Path | None:
+    """The output path (or None), checked before anything is built (see `report`)."""
+    for name, flag in (("internal", internal), ("figures", figures)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise ParameterError(f"{name}: expected True or False, got {flag!r}"[:200])
+    if title is not None and not isinstance(title, str):
+        raise ParameterError(f"title: expected a string or None, got {type(title).__name__}")
+    if path is None:
+        return None
+    if not isinstance(path, (str, Path)) or not str(path).strip() or "\x00" in str(path):
+        hint = (" (s.report(path, *others) takes the file path first: write s.report(None, other)"
+                " or sdc.report(s, other, path=...))") if hasattr(path, "history") else ""
+        raise ParameterError(f"path: expected a file path (str or pathlib.Path) or None, got "
+                             f"{type(path).__name__}{hint}")
+    p = Path(path)
+    if p.is_dir():
+        raise DataFileError(f"{p}: is a directory; give a file name such as report.html")
+    if not p.parent.is_dir():
+        raise DataFileError(f"{p}: the directory {str(p.parent)!r} does not exist")
+    if not os.access(p.parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise DataFileError(f"{p}: permission denied, cannot write the report there")
+    return p
 
 
 # ------------------------------------------------------------------------------- sections
@@ -345,7 +369,10 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     docstring); ``internal=True`` adds the riskiest key combinations. ``figures=False`` leaves
     the PNG figures out (faster, smaller). The HTML has no script and no external resource.
 
-    Returns the HTML text.
+    Returns the HTML text. Arguments are checked before anything is computed: sessions
+    (`ParameterError` for anything else), ``path`` (None or a file path whose directory exists:
+    `ParameterError` / `DataFileError`), ``internal`` and ``figures`` (True or False), ``title``
+    (a string or None).
 
     Example
     -------
@@ -358,6 +385,7 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     from .compare import compare, frontier, pick_loss
 
     ss = _sessions(sessions)
+    out_path = _check_args(path, internal, title, figures)
     for s in ss[1:]:
         if s.history[0] is not ss[0].history[0]:
             warnings.warn("report: the scenarios do not share one original; the data section "
@@ -461,6 +489,10 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
         out.append(_internal_section(ss))
     out.append("</body></html>")
     html = "\n".join(out)
-    if path is not None:
-        Path(path).write_text(html, encoding="utf-8")
+    if out_path is not None:
+        try:
+            out_path.write_text(html, encoding="utf-8")
+        except (OSError, ValueError) as e:
+            raise DataFileError(f"{out_path}: cannot write the report: "
+                                f"{getattr(e, 'strerror', None) or e}") from e
     return html
