@@ -24,6 +24,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 __all__ = ["main", "build_parser"]
@@ -106,7 +107,7 @@ def cmd_risk(args: argparse.Namespace) -> int:
     from .session import SdcSession
 
     keys = _names(args.keys) or []
-    need = keys + [c for c in (args.weight, args.household) if c]
+    need = list(dict.fromkeys(keys + [c for c in (args.weight, args.household) if c]))
     df = _read(args.data, args.sep, need)
     try:
         s = SdcSession(df, keys=keys, weight=args.weight, household=args.household, seed=0)
@@ -125,10 +126,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .session import SdcSession
     from .session.recipe import load_recipe
 
+    if args.report:  # checked before anything is replayed or written
+        rp = Path(args.report)
+        if rp.is_dir() or not rp.parent.is_dir():
+            raise _BadInput(f"--report: {args.report!r} is a directory or its directory does not "
+                            "exist; give a file path such as report.html")
     try:
         recipe = load_recipe(args.recipe)
     except RecipeError as e:
-        raise _BadInput(str(e)) from e
+        raise _BadInput(str(e).replace("\n", " ")) from e
     df = _read(args.data, args.sep)
     t0 = time.perf_counter()
     _progress(f"replaying {len(recipe.get('steps', []))} step(s) on {len(df):,} records …")
@@ -190,6 +196,28 @@ def default_measures(original: Any, masked: Any, columns: list[str]) -> list[str
     return names
 
 
+def _measure_kwargs(name: str, fn: Any, cols: list[str]) -> dict[str, Any]:
+    """The column arguments of catalogue measure ``fn`` (``keys=`` or ``columns=``); `_BadInput`
+    when it needs parameters the command line cannot give (a transition matrix, a k)."""
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        params = {}
+    named = {n: p for n, p in params.items() if p.kind is not p.VAR_KEYWORD}
+    if len(named) <= 2:  # a (original, masked, **params) wrapper: its parameters are unknown
+        return {"keys": cols} if name == "suppressions" else {"columns": cols}
+    needed = [n for n, p in named.items() if p.kind is p.KEYWORD_ONLY and p.default is p.empty
+              and n not in ("columns", "keys")]
+    if needed:
+        raise _BadInput(f"--measures: {name} needs parameter(s) {needed}, which the command line "
+                        f"cannot give; call it from Python (sdcsession.utility)")
+    if "keys" in named:
+        return {"keys": cols}
+    return {"columns": cols} if "columns" in named else {}
+
+
 def cmd_measure(args: argparse.Namespace) -> int:
     import pandas as pd
 
@@ -203,7 +231,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
     missing = [c for c in columns if c not in orig.columns or c not in masked.columns]
     if missing:
         raise _BadInput(f"--columns: {missing} not in both files")
-    names = _names(args.measures) or default_measures(orig, masked, columns)
+    names = list(dict.fromkeys(_names(args.measures) or default_measures(orig, masked, columns)))
     unknown = [n for n in names if n not in CATALOGUE]
     if unknown:
         raise _BadInput(f"--measures: unknown measure(s) {unknown}; known: {sorted(CATALOGUE)}")
@@ -220,9 +248,16 @@ def cmd_measure(args: argparse.Namespace) -> int:
             cols = columns
         if not cols:
             continue
+        kw = _measure_kwargs(name, spec.fn, cols)
         _progress(f"computing {name} …")
-        kw = {"keys": cols} if name == "suppressions" else {"columns": cols}
-        rows += _flatten(name, compute(name, orig, masked, **kw))
+        try:
+            value = compute(name, orig, masked, **kw)
+        except TypeError as e:  # a measure whose parameters the command line cannot give
+            if "argument" not in str(e):
+                raise
+            raise _BadInput(f"--measures: {name} cannot be computed from the command line ({e}); "
+                            "call it from Python (sdcsession.utility)") from e
+        rows += _flatten(name, value)
     table = pd.DataFrame(rows, columns=["measure", "variable", "statistic", "value"])
     if args.json:
         print(table.to_json(orient="records", indent=2))

@@ -25,6 +25,7 @@ Example
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from collections.abc import Sequence
@@ -35,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, ParameterError, SdcWarning
-from ..session.measures import MEASURES
+from ..session.measures import MEASURES, cache_key
 from .estimates import estimates
 from .steps import TreeView, scenarios, steps_text, tree
 from .steps import _is_session as _is_session  # re-exported (report.py imports it from here)
@@ -137,11 +138,38 @@ def default_measures(states: Sequence[State]) -> list[MeasureSpec]:
     return keep
 
 
+def _params_of(name: str, params: Any) -> tuple[tuple[str, Any], ...]:
+    """``params`` of a ``(name, params)`` pair, checked against the measure's signature."""
+    if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+        raise ParameterError(f"measures: the parameters of {name!r} must be a dict keyed by "
+                             f"parameter names, got {params!r}"[:300])
+    sig = inspect.signature(MEASURES[name].fn)
+    accepted = [p.name for p in list(sig.parameters.values())[1:]
+                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+    unknown = sorted(set(params) - set(accepted))
+    if unknown and not takes_any:
+        raise ParameterError(f"measures: {name!r} takes no parameter(s) {unknown}; it takes "
+                             f"{accepted}")
+    try:
+        hash(cache_key(name, params))
+    except TypeError:
+        raise ParameterError(f"measures: the parameters of {name!r} must be plain values "
+                             f"(numbers, strings, lists), got {params!r}"[:300]) from None
+    return tuple(sorted(params.items()))
+
+
 def _specs(measures: Any, states: Sequence[State]) -> list[MeasureSpec]:
     if measures is None:
         return default_measures(states)
-    if isinstance(measures, (str, MeasureSpec)):
+    if isinstance(measures, (str, MeasureSpec)) or (
+            isinstance(measures, tuple) and len(measures) == 2 and isinstance(measures[0], str)
+            and isinstance(measures[1], dict)):
         measures = [measures]
+    if not isinstance(measures, (list, tuple)):
+        raise ParameterError(
+            f"measures: expected None, a measure name or a list of names, (name, params) pairs "
+            f"or MeasureSpec, got {type(measures).__name__}")
     out = []
     by_col = {m.column: m for m in DEFAULT_MEASURES}
     for m in measures:
@@ -151,15 +179,18 @@ def _specs(measures: Any, states: Sequence[State]) -> list[MeasureSpec]:
             out.append(by_col[m])
         elif isinstance(m, str) and m in MEASURES:
             out.append(MeasureSpec(m, m, role=MEASURES[m].kind))
-        elif isinstance(m, tuple) and len(m) == 2 and isinstance(m[0], str) \
-                and isinstance(m[1], dict) and m[0] in MEASURES:
-            label = m[0] + "".join(f"_{k}{v}" for k, v in sorted(m[1].items()))
-            out.append(MeasureSpec(label, m[0], tuple(sorted(m[1].items())),
-                                   role=MEASURES[m[0]].kind))
+        elif isinstance(m, tuple) and len(m) == 2 and isinstance(m[0], str) and m[0] in MEASURES:
+            params = _params_of(m[0], m[1])
+            label = m[0] + "".join(f"_{k}{v}" for k, v in params)
+            out.append(MeasureSpec(label, m[0], params, role=MEASURES[m[0]].kind))
         else:
             raise ParameterError(
                 f"measures: {m!r} is not a registered measure; give names from "
-                f"{sorted(set(by_col) | set(MEASURES))}, (name, params) pairs or MeasureSpec")
+                f"{sorted(set(by_col) | set(MEASURES))}, (name, params) pairs or MeasureSpec"[:600])
+    cols = [m.column for m in out]
+    dup = sorted({c for c in cols if cols.count(c) > 1})
+    if dup:
+        raise ParameterError(f"measures: column(s) {dup} asked for more than once")
     return out
 
 
@@ -209,6 +240,8 @@ def compare(*items: Any, measures: Any = None, original: bool = False) -> pd.Dat
     >>> compare(s.history, measures=["k3_violations"]).k3_violations.tolist()
     [4]
     """
+    if not isinstance(original, (bool, np.bool_)):
+        raise ParameterError(f"original: expected True or False, got {original!r}"[:200])
     sc = scenarios(*items)
     if original and sc:
         root = sc[0][1].path()[0]
@@ -276,7 +309,7 @@ def frontier(df: pd.DataFrame, *, risk: str = "expected_reidentifications",
     if loss is None:
         loss = pick_loss(df)
     for c, what in ((risk, "risk"), (loss, "loss")):
-        if c not in df.columns:
+        if not isinstance(c, str) or c not in df.columns:
             raise ParameterError(f"{what}: column {c!r} not in the comparison; columns: "
                                  f"{list(df.columns)}")
     r = pd.to_numeric(df[risk], errors="coerce").to_numpy(dtype=float)

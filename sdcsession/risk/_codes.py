@@ -20,24 +20,29 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from numbers import Real
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import MeasureError, ParameterError
+from ..errors import MeasureError, ParameterError, RoleError
 
 __all__ = [
     "as_keys",
     "check_frame",
     "check_columns",
+    "check_flag",
+    "check_number",
     "encode_column",
     "encode_keys",
     "combine",
     "weights_of",
     "check_alpha",
     "check_k",
+    "float_array",
 ]
 
 #: a mixed-radix space up to this many times the number of records is counted with bincount directly
@@ -46,14 +51,29 @@ _MAX_RADIX = 2**62
 
 
 def check_frame(df: object, what: str = "data") -> pd.DataFrame:
-    """Raise :class:`MeasureError` unless ``df`` is a non-empty DataFrame with unique column names."""
+    """The DataFrame ``df``, checked: a non-empty DataFrame with flat, unique column names.
+
+    Raises `MeasureError` when ``df`` is not a DataFrame or has no records, and `RoleError`
+    naming the columns when they are a MultiIndex or a name occurs twice (a variable must be one
+    column: ``df["a"]`` of a duplicated name is a DataFrame, not a variable).
+
+    >>> check_frame(pd.DataFrame({"a": [1]})).shape
+    (1, 1)
+    """
     if not isinstance(df, pd.DataFrame):
         raise MeasureError(f"{what}: expected a pandas DataFrame, got {type(df).__name__}")
+    if isinstance(df.columns, pd.MultiIndex):
+        shown = [tuple(str(x) for x in c) for c in df.columns[:5]]
+        raise RoleError(
+            f"{what}: the columns are a MultiIndex ({df.columns.nlevels} levels, e.g. {shown}); "
+            "give one level of column names, e.g. df.columns = ['_'.join(map(str, c)) for c in "
+            "df.columns]")
     if len(df) == 0:
         raise MeasureError(f"{what}: the DataFrame has no records")
     if not df.columns.is_unique:
         dup = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
-        raise MeasureError(f"{what}: duplicated column names {dup}")
+        raise RoleError(
+            f"{what}: duplicated column names {dup}: every variable needs a unique column name")
     return df
 
 
@@ -63,6 +83,9 @@ def as_keys(keys: str | Iterable[str] | None, what: str = "keys") -> list[str]:
         raise ParameterError(f"{what}: no columns given")
     if isinstance(keys, str):
         out = [keys]
+    elif isinstance(keys, (Mapping, set, frozenset, bytes, pd.DataFrame)):
+        raise ParameterError(
+            f"{what}: expected a column name or a list of names, got a {type(keys).__name__}")
     else:
         try:
             out = list(keys)
@@ -88,16 +111,38 @@ def check_columns(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
             f"{what}: unknown column(s) {missing}; the data has {[str(c) for c in df.columns]}")
 
 
-def encode_column(s: pd.Series) -> tuple[np.ndarray, int]:
-    """Integer codes (``-1`` = missing) and number of categories of one column, read as categories."""
+def _unhashable(s: pd.Series, what: str) -> RoleError:
+    """The RoleError for a column holding unhashable cells (lists, dicts, sets, arrays)."""
+    bad = s.map(lambda v: not isinstance(v, Hashable)).to_numpy(dtype=bool)
+    pos = np.flatnonzero(bad)
+    first = s.iloc[int(pos[0])] if pos.size else None
+    where = (f"{pos.size} record(s), e.g. a {type(first).__name__} at index {s.index[pos[0]]!r}"
+             if pos.size else "some records")
+    return RoleError(
+        f"{what}: column {str(s.name)!r} holds values that are not categories ({where}); "
+        "key variables need scalar values (strings, numbers, missing) in every record")
+
+
+def encode_column(s: pd.Series, what: str = "keys") -> tuple[np.ndarray, int]:
+    """Integer codes (``-1`` = missing) and number of categories of one column, read as categories.
+
+    A column holding lists, dicts or other unhashable values raises `RoleError` naming it.
+
+    >>> encode_column(pd.Series(["b", "a", None, "b"]))[0].tolist()
+    [0, 1, -1, 0]
+    """
     if isinstance(s.dtype, pd.CategoricalDtype):
         cat = s.array
         return np.asarray(cat.codes), max(len(cat.categories), 1)
-    codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    try:
+        codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    except TypeError:
+        raise _unhashable(s, what) from None
     return np.asarray(codes, dtype=np.int64), max(len(uniques), 1)
 
 
-def encode_keys(df: pd.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, list[int]]:
+def encode_keys(df: pd.DataFrame, keys: Sequence[str], what: str = "keys",
+                ) -> tuple[np.ndarray, list[int]]:
     """Codes of the key columns as an ``(n, p)`` int64 matrix (``-1`` missing) and cardinalities.
 
     The matrix is Fortran-ordered: every column ``codes[:, j]`` is contiguous.
@@ -106,7 +151,7 @@ def encode_keys(df: pd.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, list
     codes = np.empty((n, len(keys)), dtype=np.int64, order="F")
     cards: list[int] = []
     for j, k in enumerate(keys):
-        c, m = encode_column(df[k])
+        c, m = encode_column(df[k], what)
         codes[:, j] = c
         cards.append(m)
     return codes, cards
@@ -146,7 +191,7 @@ def combine(
 
 
 def weights_of(df: pd.DataFrame, weight: str | None) -> np.ndarray | None:
-    """The sampling weights as float64, validated (numeric, finite, > 0), or ``None``."""
+    """The sampling weights as float64, validated (numeric, finite, > 0, finite sum), or ``None``."""
     if weight is None:
         return None
     if not isinstance(weight, str):
@@ -164,24 +209,87 @@ def weights_of(df: pd.DataFrame, weight: str | None) -> np.ndarray | None:
         raise MeasureError(
             f"weight: column {weight!r} has {int((w <= 0).sum())} zero or negative value(s); "
             "sampling weights must be > 0")
+    with np.errstate(over="ignore"):
+        total = w.sum()
+    if not np.isfinite(total):
+        raise MeasureError(f"weight: the weights of column {weight!r} are too large to sum "
+                           "(the total overflows)")
     return w
+
+
+def check_flag(value: object, what: str) -> bool:
+    """``value`` as a bool; `ParameterError` unless it is True or False (no "yes", 1 or None).
+
+    >>> check_flag(True, "weighted")
+    True
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise ParameterError(f"{what}: expected True or False, got {value!r}")
+    return bool(value)
+
+
+def check_number(value: object, what: str, expected: str, *, finite: bool = True) -> float:
+    """``value`` as a float; `ParameterError` unless it is a real number (not a bool, not text),
+    representable as a float (no 10**400) and, with ``finite``, not infinite. NaN is refused.
+
+    >>> check_number(3, "k", "a number >= 1")
+    3.0
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+        raise ParameterError(f"{what}: expected {expected}, got {value!r}")
+    try:
+        f = float(value)
+    except (OverflowError, ValueError, TypeError):
+        raise ParameterError(f"{what}: expected {expected}, got a number too large "
+                             f"({_short(value)})") from None
+    if math.isnan(f) or (finite and math.isinf(f)):
+        raise ParameterError(f"{what}: expected {expected} (finite), got {value!r}")
+    return f
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def check_alpha(alpha: float) -> float:
     """Validate the wildcard weight ``alpha`` (a number in [0, 1])."""
-    if isinstance(alpha, bool) or not isinstance(alpha, Real):
-        raise ParameterError(f"alpha: expected a number in [0, 1], got {alpha!r}")
-    a = float(alpha)
+    a = check_number(alpha, "alpha", "a number in [0, 1]")
     if not 0.0 <= a <= 1.0:
         raise ParameterError(f"alpha: expected a number in [0, 1], got {alpha!r}")
     return a
 
 
 def check_k(k: float, what: str = "k") -> float:
-    """Validate a threshold ``k >= 1``."""
-    if isinstance(k, bool) or not isinstance(k, Real):
-        raise ParameterError(f"{what}: expected a number >= 1, got {k!r}")
-    kk = float(k)
+    """Validate a threshold ``k >= 1`` (finite; larger than the number of records is allowed)."""
+    kk = check_number(k, what, "a number >= 1")
     if not kk >= 1:
         raise ParameterError(f"{what}: expected a number >= 1, got {k!r}")
     return kk
+
+
+def float_array(values: Any, what: str) -> np.ndarray:
+    """A one-dimensional float64 array of ``values``; `MeasureError` naming ``what`` when they are
+    not numbers (text, nested lists, mappings) or not one-dimensional.
+
+    >>> float_array([1, 2.5], "risk").tolist()
+    [1.0, 2.5]
+    """
+    if isinstance(values, (str, bytes, Mapping)) or values is None:
+        raise MeasureError(
+            f"{what}: expected a one-dimensional array of numbers, got {type(values).__name__}")
+    try:
+        if isinstance(values, pd.Series) and pd.api.types.is_numeric_dtype(values):
+            raw = values.to_numpy(dtype=np.float64, na_value=np.nan) \
+                if not pd.api.types.is_bool_dtype(values) else values.to_numpy()
+        else:
+            raw = np.asarray(values)
+    except (TypeError, ValueError, OverflowError):
+        raise MeasureError(
+            f"{what}: expected a one-dimensional array of numbers, got {_short(values)}") from None
+    if raw.dtype.kind not in "iuf":
+        raise MeasureError(
+            f"{what}: expected numbers, got values of type {raw.dtype} ({_short(values)})")
+    if raw.ndim != 1:
+        raise MeasureError(f"{what}: expected a one-dimensional array, got shape {raw.shape}")
+    return raw.astype(np.float64, copy=False)

@@ -43,7 +43,7 @@ Example
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -56,6 +56,7 @@ from ._codes import (
     check_frame,
     combine,
     encode_keys,
+    float_array,
     weights_of,
 )
 
@@ -88,8 +89,51 @@ def frequencies_from_codes(
     >>> fk, Fk = frequencies_from_codes(np.array([[0, 0], [0, -1], [1, 0]]), [2, 1])
     >>> fk.tolist()
     [2.0, 2.0, 1.0]
+
+    The inputs are checked (`MeasureError` / `ParameterError`): ``codes`` an integer matrix with
+    values in ``-1 .. cards[j] - 1``, ``cards`` one positive integer per column, ``weights`` one
+    finite positive number per record, ``alpha`` in [0, 1].
     """
+    codes, cards, weights = _check_codes(codes, cards, weights)
+    return _frequencies_from_codes(codes, cards, weights, check_alpha(alpha))
+
+
+def _check_codes(codes: object, cards: object, weights: object,
+                 ) -> tuple[np.ndarray, list[int], np.ndarray | None]:
+    if not isinstance(codes, np.ndarray) or codes.ndim != 2 or codes.dtype.kind not in "iu":
+        raise MeasureError(
+            "codes: expected a two-dimensional integer numpy array (records x keys), got "
+            f"{type(codes).__name__}" + (f" of dtype {codes.dtype} and shape {codes.shape}"
+                                         if isinstance(codes, np.ndarray) else ""))
     n, p = codes.shape
+    if isinstance(cards, (str, bytes, Mapping)) or not isinstance(cards, Iterable):
+        raise MeasureError(f"cards: expected one number of categories per key, got {cards!r}")
+    cl = list(cards)
+    if len(cl) != p or not all(isinstance(c, (int, np.integer)) and not isinstance(c, (
+            bool, np.bool_)) and 1 <= c < 2**62 for c in cl):
+        raise MeasureError(
+            f"cards: expected {p} integer(s) >= 1 (one per column of codes), got {cl!r}"[:300])
+    cl = [int(c) for c in cl]
+    c64 = codes.astype(np.int64, copy=False)
+    if n and p and ((c64.min(axis=0) < -1).any() or (c64.max(axis=0) >= np.array(cl)).any()):
+        raise MeasureError("codes: every code must lie in -1 (missing) .. cards[j] - 1")
+    w = None
+    if weights is not None:
+        w = float_array(weights, "weights")
+        if w.shape != (n,):
+            raise MeasureError(f"weights: {w.size} weight(s) for {n} records")
+        with np.errstate(over="ignore"):
+            total = w.sum()
+        if not np.isfinite(w).all() or (w <= 0).any() or not np.isfinite(total):
+            raise MeasureError("weights: sampling weights must be finite and > 0")
+    return c64, cl, w
+
+
+def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.ndarray | None,
+                            alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    n, p = codes.shape
+    if n == 0:
+        return np.zeros(0), np.zeros(0)
     missing = codes < 0
     if not missing.any():
         g, size = combine(codes, cards)
@@ -188,7 +232,7 @@ def frequencies(
     a = check_alpha(alpha)
     w = weights_of(df, weight)
     codes, cards = encode_keys(df, keys)
-    fk, Fk = frequencies_from_codes(codes, cards, w, a)
+    fk, Fk = _frequencies_from_codes(codes, cards, w, a)
     if w is not None:
         warn_fk_above_Fk(fk, Fk, df.index)
     has_missing = bool((codes < 0).any())

@@ -22,13 +22,14 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sized
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, ParameterError
-from ._codes import check_columns, check_frame
+from ._codes import _unhashable, check_columns, check_frame
 from .individual import _as_risk, individual_risk
 
 __all__ = ["household_risk", "household_risk_from_individual"]
@@ -38,7 +39,10 @@ def _household_codes(df: pd.DataFrame, household: str) -> tuple[np.ndarray, int]
     if not isinstance(household, str):
         raise ParameterError(f"household: expected one column name (str), got {household!r}")
     check_columns(df, [household], "household")
-    codes, uniq = pd.factorize(df[household], use_na_sentinel=True)
+    try:
+        codes, uniq = pd.factorize(df[household], use_na_sentinel=True)
+    except TypeError:
+        raise _unhashable(df[household], "household") from None
     if (codes < 0).any():
         raise MeasureError(
             f"household: column {household!r} has {int((codes < 0).sum())} missing value(s); "
@@ -55,15 +59,43 @@ def household_risk_from_individual(
     [0.75, 0.75, 0.1]
     """
     r = _as_risk(risk)
-    h = household if isinstance(household, pd.Series) else pd.Series(np.asarray(household))
-    if len(h) != len(r):
-        raise MeasureError(f"household: {len(h)} ids for {len(r)} individual risks")
-    codes, m = pd.factorize(h, use_na_sentinel=True)
+    h = _household_ids(household, len(r))
+    if isinstance(risk, pd.Series) and isinstance(household, pd.Series) \
+            and not household.index.equals(risk.index):
+        idx = risk.index
+        if not (idx.is_unique and household.index.is_unique and len(idx) == len(household.index)
+                and idx.sort_values().equals(household.index.sort_values())):
+            raise MeasureError(
+                "household: the household ids and the risks are indexed by different records; "
+                "give both for the same records (same index labels)")
+        h = household.reindex(idx)
+    try:
+        codes, m = pd.factorize(h, use_na_sentinel=True)
+    except TypeError:
+        raise _unhashable(h.rename("household"), "household") from None
     if (codes < 0).any():
         raise MeasureError("household: missing household ids")
     index = risk.index if isinstance(risk, pd.Series) else None
     return pd.Series(_hrisk(r, np.asarray(codes, dtype=np.int64), len(m)), index=index,
                      name="household_risk")
+
+
+def _household_ids(household: Any, n: int) -> pd.Series:
+    """Household ids as a Series of length ``n`` (MeasureError for other shapes or types)."""
+    if isinstance(household, pd.Series):
+        h = household
+    elif isinstance(household, np.ndarray) and household.ndim == 1:
+        h = pd.Series(household)
+    elif household is None or isinstance(household, (str, bytes, Mapping, pd.DataFrame, np.ndarray)) \
+            or not isinstance(household, Sized):
+        raise MeasureError(
+            f"household: expected one household id per record (a Series, array or list), got "
+            f"{type(household).__name__}")
+    else:
+        h = pd.Series(list(household), dtype=object)
+    if len(h) != n:
+        raise MeasureError(f"household: {len(h)} ids for {n} individual risks")
+    return h
 
 
 def _hrisk(r: np.ndarray, codes: np.ndarray, m: int) -> np.ndarray:

@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, ParameterError
+from ._codes import check_flag, float_array
 from .frequencies import frequencies, warn_fk_above_Fk
 
 __all__ = [
@@ -139,7 +140,7 @@ def _exact(f: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 def _check_method(method: str) -> str:
-    if method not in _METHODS:
+    if not isinstance(method, str) or method not in _METHODS:
         raise ParameterError(f"method: expected one of {list(_METHODS)}, got {method!r}")
     return method
 
@@ -162,15 +163,14 @@ def individual_risk_from_freq(
     [1.0, 0.08268, 0.03226]
     """
     _check_method(method)
+    check_flag(warn, "warn")
     index = fk.index if isinstance(fk, pd.Series) else None
-    fa = np.asarray(fk, dtype=np.float64)
-    if fa.ndim != 1:
-        raise MeasureError(f"fk: expected a one-dimensional array, got shape {fa.shape}")
+    fa = float_array(fk, "fk")
     if not np.isfinite(fa).all() or (fa <= 0).any():
         raise MeasureError("fk: sample frequencies must be finite and > 0")
     Fa = None
     if Fk is not None:
-        Fa = np.asarray(Fk, dtype=np.float64)
+        Fa = float_array(Fk, "Fk")
         if Fa.shape != fa.shape:
             raise MeasureError(f"Fk: shape {Fa.shape} differs from fk's {fa.shape}")
         if not np.isfinite(Fa).all() or (Fa <= 0).any():
@@ -210,8 +210,8 @@ def individual_risk(
 
 
 def _as_risk(risk: pd.Series | np.ndarray) -> np.ndarray:
-    r = np.asarray(risk, dtype=np.float64)
-    if r.ndim != 1 or r.size == 0:
+    r = float_array(risk, "risk")
+    if r.size == 0:
         raise MeasureError(f"risk: expected a non-empty one-dimensional array, got shape {r.shape}")
     if not np.isfinite(r).all() or (r < 0).any() or (r > 1).any():
         raise MeasureError("risk: individual risks must be finite numbers in [0, 1]")

@@ -32,16 +32,28 @@ Example
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from ._codes import as_keys, check_columns, check_frame, check_k, combine, encode_keys
+from ._codes import (
+    as_keys,
+    check_columns,
+    check_flag,
+    check_frame,
+    check_k,
+    combine,
+    encode_keys,
+)
 from .frequencies import frequencies
 
 __all__ = ["k_violations", "unsafe_combinations"]
+
+#: refuse tables over more subsets of keys than this (2^p − 1 grows fast); ``max_dim`` bounds it
+MAX_SUBSETS = 1 << 17
 
 
 def k_violations(
@@ -72,6 +84,7 @@ def k_violations(
     (3, 2)
     """
     kk = check_k(k)
+    weighted = check_flag(weighted, "weighted")
     if weighted and weight is None:
         raise ParameterError("weighted: weighted=True needs a weight column (weight=...)")
     f = frequencies(df, keys, weight=weight, alpha=alpha)
@@ -92,7 +105,8 @@ def unsafe_combinations(
     ``n_cells`` (non-empty cells), ``n_unsafe`` (cells with fewer than k records), ``n_records``
     (records in unsafe cells), ``n_missing`` (records left out for a missing key of the subset).
     Rows are ordered by dimension, then by the order of ``keys``. ``max_dim`` defaults to all keys;
-    the cost is one ``bincount`` per subset (2^p − 1 subsets for p keys).
+    the cost is one ``bincount`` per subset (2^p − 1 subsets for p keys; more than `MAX_SUBSETS`
+    subsets is a `ParameterError` asking for a smaller ``max_dim``).
 
     Reference: Hundepool et al. (2014), μ-ARGUS 5.1 user's manual, sec. 4.
 
@@ -110,9 +124,15 @@ def unsafe_combinations(
     p = len(keys)
     if max_dim is None:
         max_dim = p
-    if isinstance(max_dim, bool) or not isinstance(max_dim, (int, np.integer)) or max_dim < 1:
+    if isinstance(max_dim, (bool, np.bool_)) or not isinstance(max_dim, (int, np.integer)) \
+            or max_dim < 1:
         raise ParameterError(f"max_dim: expected an integer >= 1, got {max_dim!r}")
     max_dim = min(int(max_dim), p)
+    n_subsets = sum(math.comb(p, d) for d in range(1, max_dim + 1))
+    if n_subsets > MAX_SUBSETS:
+        raise ParameterError(
+            f"max_dim: tables of up to {max_dim} of {p} keys means {n_subsets} subsets (limit "
+            f"{MAX_SUBSETS}); pass a smaller max_dim")
     codes, cards = encode_keys(df, keys)
     missing = codes < 0
     rows = []

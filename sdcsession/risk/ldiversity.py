@@ -41,13 +41,20 @@ Example
 from __future__ import annotations
 
 from collections.abc import Iterable
-from numbers import Real
 
 import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from ._codes import as_keys, check_columns, check_frame, combine, encode_column, encode_keys
+from ._codes import (
+    as_keys,
+    check_columns,
+    check_frame,
+    check_number,
+    combine,
+    encode_column,
+    encode_keys,
+)
 
 __all__ = ["l_diversity"]
 
@@ -126,15 +133,13 @@ def l_diversity(
         raise ParameterError(
             f"sensitive: column(s) {both} are also key variables; a sensitive variable cannot be a "
             "key (its diversity within the key combination would be 1)")
-    if isinstance(c, bool) or not isinstance(c, Real):
-        raise ParameterError(f"c: expected a number > 0, got {c!r}")
-    cc = float(c)
-    if not cc > 0 or not np.isfinite(cc):
+    cc = check_number(c, "c", "a finite number > 0")
+    if not cc > 0:
         raise ParameterError(f"c: expected a finite number > 0, got {c!r}")
     g, ng = _class_codes(df, keys)
     out: dict[str, np.ndarray] = {}
     for v in sens:
-        s, ns = encode_column(df[v])
+        s, ns = encode_column(df[v], "sensitive")
         d, e, r = _one_sensitive(g, ng, s, ns, cc)
         out[f"{v}_distinct"] = d
         out[f"{v}_entropy"] = e

@@ -31,7 +31,17 @@ import pandas as pd
 
 from ..errors import ParameterError
 from ..progress import Bar
-from ._codes import _MAX_RADIX, _densify, as_keys, check_columns, check_frame, combine, encode_keys
+from ._codes import (
+    _MAX_RADIX,
+    _densify,
+    as_keys,
+    check_columns,
+    check_flag,
+    check_frame,
+    check_number,
+    combine,
+    encode_keys,
+)
 
 __all__ = ["Suda2Result", "suda2"]
 
@@ -90,13 +100,7 @@ class Suda2Result:
 
 
 def _check_dis_fraction(dis_fraction: float) -> float:
-    if isinstance(dis_fraction, bool):
-        raise ParameterError(f"dis_fraction: expected a number in (0, 1], got {dis_fraction!r}")
-    try:
-        f = float(dis_fraction)
-    except (TypeError, ValueError):
-        raise ParameterError(
-            f"dis_fraction: expected a number in (0, 1], got {dis_fraction!r}") from None
+    f = check_number(dis_fraction, "dis_fraction", "the sampling fraction, a number in (0, 1]")
     if not 0.0 < f <= 1.0:
         raise ParameterError(
             f"dis_fraction: expected the sampling fraction, a number in (0, 1], got {dis_fraction!r}")
@@ -106,7 +110,7 @@ def _check_dis_fraction(dis_fraction: float) -> float:
 def _check_max_size(max_size: int | None, m: int) -> int:
     if max_size is None:
         size = m
-    elif isinstance(max_size, bool) or not isinstance(max_size, (int, np.integer)):
+    elif isinstance(max_size, (bool, np.bool_)) or not isinstance(max_size, (int, np.integer)):
         raise ParameterError(f"max_size: expected an integer in [1, {m}] or None, got {max_size!r}")
     elif not 1 <= int(max_size) <= m:
         raise ParameterError(
@@ -301,6 +305,8 @@ def suda2(
     pi = _check_dis_fraction(dis_fraction)
     m = len(keys)
     size = _check_max_size(max_size, m)
+    if progress is not None:
+        check_flag(progress, "progress")
     n = len(df)
 
     codes, cards = encode_keys(df, keys)

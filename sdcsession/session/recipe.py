@@ -43,14 +43,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..errors import RecipeError, SdcError, SdcWarning
+from ..errors import ParameterError, RecipeError, SdcError, SdcWarning
 from ..methods.base import TREATMENTS, Treatment, to_jsonable
 from ..roles import Roles
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import SdcSession
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "OLDEST_FORMAT_VERSION", "fingerprint", "to_recipe",
+__all__ = ["FORMAT", "FORMAT_VERSION", "OLDEST_FORMAT_VERSION", "MAX_DEPTH", "MAX_SEED",
+           "fingerprint", "to_recipe",
            "parse_recipe", "load_recipe", "save_recipe", "parse_steps"]
 
 FORMAT = "sdcsession-recipe"
@@ -122,10 +123,52 @@ def parse_steps(steps: Any,
     return out
 
 
+#: recipes nest a few levels (steps, parameters, PRAM matrices); deeper input is refused before
+#: any recursive code (json, freeze, to_jsonable) sees it
+MAX_DEPTH = 64
+#: recipe files larger than this are refused before they are parsed
+MAX_BYTES = 64 * 2**20
+#: seeds are unsigned 64-bit integers (numpy's generators accept them; sessions draw below 2**63)
+MAX_SEED = 2**64 - 1
+
+
+def _depth_problem(obj: Any, limit: int = MAX_DEPTH) -> str | None:
+    """A message when ``obj`` nests containers deeper than ``limit`` (iterative, no recursion)."""
+    stack: list[tuple[Any, int]] = [(obj, 1)]
+    while stack:
+        x, d = stack.pop()
+        if isinstance(x, Mapping):
+            children: Any = x.values()
+        elif isinstance(x, (list, tuple)):
+            children = x
+        else:
+            continue
+        if d > limit:
+            return f"recipe: nested more than {limit} levels deep; a recipe is a few levels deep"
+        stack.extend((c, d + 1) for c in children)
+    return None
+
+
+def _seed_problem(seed: Any, what: str) -> str | None:
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        text = repr(seed) if not isinstance(seed, int) or seed.bit_length() < 80 else \
+            f"an integer of {len(str(seed))} digits"
+        return f"{what}: expected an integer in [0, 2**64 - 1], got {text}"
+    return None
+
+
 def _check_header(recipe: Any) -> None:
     if not isinstance(recipe, Mapping):
         raise RecipeError(f"recipe: expected a mapping (parsed JSON), got {type(recipe).__name__}")
+    deep = _depth_problem(recipe)
+    if deep:
+        raise RecipeError(deep)
     problems = []
+    bad_keys = [k for k in recipe if not isinstance(k, str)]
+    if bad_keys:
+        problems.append(f"entries must be named by strings, got {bad_keys[:5]!r}")
     if recipe.get("format", FORMAT) != FORMAT:
         problems.append(f"format: expected {FORMAT!r}, got {recipe.get('format')!r}")
     v = recipe.get("format_version", FORMAT_VERSION)
@@ -142,11 +185,39 @@ def _check_header(recipe: Any) -> None:
             problems.append(f"missing required entry {key!r}")
     if "roles" in recipe and not isinstance(recipe["roles"], Mapping):
         problems.append("roles: expected a mapping of role -> column(s)")
-    seed = recipe.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        problems.append(f"seed: expected a non-negative integer, got {seed!r}")
+    seed = _seed_problem(recipe.get("seed"), "seed")
+    if seed:
+        problems.append(seed)
+    steps = recipe.get("steps")
+    if isinstance(steps, list):
+        for i, d in enumerate(steps, 1):
+            msg = _seed_problem(d.get("seed"), f"step {i}: seed") if isinstance(d, Mapping) \
+                else None
+            if msg:
+                problems.append(msg)
+    name = recipe.get("name")
+    if name is not None and not isinstance(name, str):
+        problems.append(f"name: expected a string, got {type(name).__name__}")
+    data = recipe.get("data")
+    if data is not None and not (isinstance(data, Mapping) and isinstance(
+            data.get("fingerprint", ""), str)):
+        problems.append("data: expected a mapping with a 'fingerprint' string")
+    opts = recipe.get("options")
+    if opts is not None and not isinstance(opts, Mapping):
+        problems.append(f"options: expected a mapping with alpha and k, got {type(opts).__name__}")
     if problems:
         raise RecipeError("the recipe has problems:\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+def _steps(steps: Any, format_version: int = FORMAT_VERSION) -> list[tuple[Treatment, int | None]]:
+    """`parse_steps`, with any failure to build a treatment from the recipe a `RecipeError`."""
+    try:
+        return parse_steps(steps, format_version)
+    except SdcError:
+        raise
+    except (TypeError, ValueError, AttributeError, KeyError, OverflowError, RecursionError) as e:
+        # a value a treatment cannot take (an unhashable label, a huge number): the recipe is bad
+        raise RecipeError(f"steps: {type(e).__name__}: {e}") from e
 
 
 def parse_recipe(data: pd.DataFrame, recipe: Mapping[str, Any] | str | Path, *,
@@ -164,9 +235,9 @@ def parse_recipe(data: pd.DataFrame, recipe: Mapping[str, Any] | str | Path, *,
     _check_header(recipe)
     try:
         roles = Roles.from_dict(dict(recipe["roles"]))
-    except (SdcError, TypeError) as e:
+    except (SdcError, TypeError, ValueError, AttributeError, KeyError) as e:
         raise RecipeError(f"roles: {e}") from e
-    steps = parse_steps(recipe["steps"], recipe.get("format_version", FORMAT_VERSION))
+    steps = _steps(recipe["steps"], recipe.get("format_version", FORMAT_VERSION))
     fp = (recipe.get("data") or {}).get("fingerprint")
     if fp is not None and isinstance(data, pd.DataFrame) and fp != fingerprint(data):
         msg = ("the data differ from those the recipe was made on (fingerprint mismatch); "
@@ -177,31 +248,69 @@ def parse_recipe(data: pd.DataFrame, recipe: Mapping[str, Any] | str | Path, *,
     return roles, steps, recipe.get("seed"), recipe.get("name")
 
 
+def _path(path: Any, what: str, error: type[SdcError] = RecipeError) -> Path:
+    if not isinstance(path, (str, Path)) or not str(path).strip() or "\x00" in str(path):
+        raise error(f"{what}: expected a file path (str or pathlib.Path), got {path!r}"[:300])
+    return Path(path)
+
+
 def load_recipe(path: str | Path) -> dict[str, Any]:
-    """Read a recipe from a JSON file (never executes code)."""
-    p = Path(path)
+    """Read a recipe from a JSON file (never executes code).
+
+    The file must be UTF-8 JSON (a byte-order mark is allowed) holding a recipe mapping nested at
+    most `MAX_DEPTH` levels whose steps all build treatments; anything else raises `RecipeError`
+    naming the file and the problem (nothing is applied: the data are not needed).
+
+    Example
+    -------
+    >>> import pandas as pd, sdcsession as sdc, tempfile, os
+    >>> s = sdc.SdcSession(pd.DataFrame({"a": list("xyx")}), keys=["a"], seed=3)
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.json")
+    >>> load_recipe(s.save_recipe(path))["seed"]
+    3
+    """
+    p = _path(path, "recipe")
     try:
-        text = p.read_text(encoding="utf-8")
+        with p.open("rb") as f:  # bounded: a device or a huge file is not read to the end
+            raw = f.read(MAX_BYTES + 1)
     except OSError as e:
         raise RecipeError(f"recipe: cannot read {str(p)!r}: {e.strerror or e}") from e
+    if len(raw) > MAX_BYTES:
+        raise RecipeError(f"recipe {str(p)!r}: larger than {MAX_BYTES // 2**20} MiB; a recipe is "
+                          "a small JSON file")
+    try:
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise RecipeError(f"recipe {str(p)!r} is not UTF-8 text: {e.reason} at byte {e.start}") from e
+        raise RecipeError(
+            f"recipe {str(p)!r} is not UTF-8 text (byte {e.start}: {raw[e.start:e.start + 1]!r}); "
+            "recipes are JSON files written by save_recipe") from None
     try:
         out = json.loads(text)
     except json.JSONDecodeError as e:
         raise RecipeError(f"recipe {str(p)!r} is not valid JSON: {e}") from e
     except RecursionError:
-        raise RecipeError(f"recipe {str(p)!r} is nested too deeply to be a recipe") from None
+        raise RecipeError(f"recipe {str(p)!r}: nested too deeply to be a recipe") from None
+    except ValueError as e:  # e.g. an integer with more digits than Python converts
+        raise RecipeError(f"recipe {str(p)!r}: {e}") from None
     _check_header(out)
+    _steps(out["steps"], out.get("format_version", FORMAT_VERSION))
     return out
 
 
 def save_recipe(session: SdcSession, path: str | Path) -> Path:
-    """Write ``session.to_recipe()`` as indented JSON; returns the path."""
-    p = Path(path)
+    """Write ``session.to_recipe()`` as indented UTF-8 JSON; returns the path.
+
+    ``path`` must be a file path (`ParameterError` otherwise) whose directory exists (`RecipeError`
+    otherwise); both are checked before anything is written.
+    """
+    p = _path(path, "path", ParameterError)
+    if p.is_dir():
+        raise RecipeError(f"path: {str(p)!r} is a directory; give a file name, e.g. recipe.json")
+    if not p.parent.is_dir():
+        raise RecipeError(f"path: the directory {str(p.parent)!r} does not exist")
+    text = json.dumps(to_recipe(session), indent=2, ensure_ascii=False) + "\n"
     try:
-        p.write_text(json.dumps(to_recipe(session), indent=2, ensure_ascii=False) + "\n",
-                     encoding="utf-8")
+        p.write_text(text, encoding="utf-8")
     except OSError as e:
         raise RecipeError(f"recipe: cannot write {str(p)!r}: {e.strerror or e}") from e
     return p

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError
 from .formatting import fmt
 from .measures import register
 from .state import State
@@ -75,8 +77,11 @@ class RiskSummary:
         return None if h is None else float(h.sum())
 
     def k_violations(self, k: int = 3, *, weighted: bool = False) -> int:
-        """Number of records with fk < k (Fk < k when ``weighted``)."""
-        return self._state.measure("k_violations", k=k, weighted=weighted, alpha=self.alpha)
+        """Number of records with fk < k (Fk < k when ``weighted``, True or False)."""
+        if not isinstance(weighted, (bool, np.bool_)):
+            raise ParameterError(f"weighted: expected True or False, got {weighted!r}")
+        return self._state.measure("k_violations", k=k, weighted=bool(weighted),
+                                   alpha=self.alpha)
 
     def unsafe_combinations(self, k: int = 3, max_dim: int | None = None) -> pd.DataFrame:
         """μ-ARGUS-style table of key combinations (up to ``max_dim`` variables) rarer than k."""
@@ -96,7 +101,12 @@ class RiskSummary:
 
     @property
     def numeric(self) -> dict[str, float] | None:
-        """Numeric risk vs the original: interval disclosure and record linkage (None if no numeric)."""
+        """Numeric risk vs the original: interval disclosure and record linkage (None if no numeric).
+
+        Missing values: dRisk leaves out comparisons with a missing original or masked value (as
+        sdcMicro); record linkage uses the records complete in both files; NaN when a measure
+        cannot be computed at all (e.g. no complete record).
+        """
         return self._state.measure("numeric_risk")
 
     # -------------------------------------------------------------------- output
@@ -180,11 +190,30 @@ def _suda2(state: State, dis_fraction: float = 0.01, max_size: int | None = None
 
 @register("numeric_risk", "interval disclosure (dRisk) and record-linkage risk of numeric variables")
 def _numeric(state: State) -> dict[str, float] | None:
+    """Both numeric risk measures on the numeric variables that are numbers in the original and
+    the current data (a variable recoded into categories has left the numeric role, or is skipped).
+
+    Missing values are handled by the measures (`sdcsession.risk.numeric`): dRisk leaves out
+    comparisons with a missing value, as sdcMicro; record linkage uses the complete records. A
+    measure that cannot be computed at all (fewer than two records, no complete record) is NaN.
+    """
+    from ..errors import MeasureError
     from ..risk import interval_disclosure, record_linkage_risk
 
-    cols = [c for c in state.roles.numeric if c in state.data.columns]
+    def number(s: pd.Series) -> bool:
+        return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
+
+    cols = [c for c in state.roles.numeric if c in state.data.columns
+            and c in state.original.columns and number(state.original[c])
+            and number(state.data[c])]
     if not cols:
         return None
     orig, masked = state.original[cols], state.data[cols]
-    return {"interval_disclosure": interval_disclosure(orig, masked, columns=cols),
-            "record_linkage": record_linkage_risk(orig, masked, columns=cols)}
+    out: dict[str, float] = {}
+    for name, fn in (("interval_disclosure", interval_disclosure),
+                     ("record_linkage", record_linkage_risk)):
+        try:
+            out[name] = fn(orig, masked, columns=cols)
+        except MeasureError:
+            out[name] = float("nan")
+    return out
