@@ -179,7 +179,12 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
 
 def save_recipe(session: SdcSession, path: str | Path) -> Path:
     """Write ``session.to_recipe()`` as indented JSON; returns the path."""
+    if not isinstance(path, (str, Path)) or not str(path).strip():
+        raise RecipeError(f"path: expected a file path (str or pathlib.Path), got {path!r:.60}")
     p = Path(path)
+    if p.is_dir():
+        raise RecipeError(f"recipe: {str(p)!r} is a directory; give a file name such as "
+                          f"{str(p / 'recipe.json')!r}")
     try:
         p.write_text(json.dumps(to_recipe(session), indent=2, ensure_ascii=False) + "\n",
                      encoding="utf-8")
