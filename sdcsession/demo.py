@@ -36,7 +36,7 @@ def run_demo(n_households: int = 3000, seed: int = 2026) -> str:
             "age", breaks=[-1, 14, 29, 44, 59, 74, 120])),
         ("group households of 6+ persons", lambda: s.top_bottom_code("hhsize", 6, 6, kind="top")),
         ("merge rare marital statuses", lambda: s.group_categories(
-            "marstat", {"other": ["widowed", "divorced", "separated"]})),
+            "marstat", {"other": ["widowed", "divorced"]})),
         ("local suppression to 3-anonymity", lambda: s.local_suppression(
             k=3, importance=["region", "sex", "age", "urbrur", "hhsize", "marstat", "educ"])),
         ("PRAM of water source", lambda: s.pram(["water"], pd=0.8, alpha=0.5)),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -28,6 +28,8 @@ from .errors import RoleError, SdcWarning
 
 __all__ = ["Roles", "as_names"]
 
+#: the most column names one role or parameter may list (a guard against endless iterators)
+MAX_NAMES = 100_000
 #: a key variable with more distinct values than this (and than 5 % of the records) draws a warning
 MANY_CATEGORIES = 200
 
@@ -42,14 +44,24 @@ def as_names(value: str | Iterable[str] | None, what: str = "columns") -> tuple[
         return ()
     if isinstance(value, str):
         return (value,)
+    if isinstance(value, (bytes, bytearray)):
+        raise RoleError(f"{what}: expected a column name (str), got bytes {value!r:.60}")
+    if isinstance(value, Mapping):
+        raise RoleError(f"{what}: expected a column name or a list of names, got a mapping "
+                        f"{value!r}")
     try:
-        names = tuple(value)
+        items = iter(value)
     except TypeError:
-        raise RoleError(f"{what}: expected a column name or a list of names, got {value!r}") from None
-    for n in names:
+        raise RoleError(f"{what}: expected a column name or a list of names, got {value!r:.60}") \
+            from None
+    names: list[str] = []
+    for n in items:  # element by element: range(10**9) fails at its first element
         if not isinstance(n, str):
-            raise RoleError(f"{what}: expected column names (str), got {n!r}")
-    return names
+            raise RoleError(f"{what}: expected column names (str), got {n!r:.60}")
+        names.append(n)
+        if len(names) > MAX_NAMES:
+            raise RoleError(f"{what}: more than {MAX_NAMES} column names")
+    return tuple(names)
 
 
 def _opt_name(value: Any) -> str | None:
@@ -78,6 +90,35 @@ def _linked(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
             raise RoleError(f"linked: expected key variable names (str) as keys, got {k!r}")
         out.append((k, as_names(v, f"linked[{k!r}]")))
     return tuple(sorted(out))
+
+
+def _unhashable_cells(df: pd.DataFrame, roles: Roles, missing: set[str]) -> list[str]:
+    """Problems for categorical-role columns holding lists, dicts, sets or other values that
+    cannot be categories (they cannot be counted, compared or released as a category)."""
+    out = []
+    names = (*roles.keys, roles.household, *roles.strata, *roles.sensitive, *roles.pram,
+             *roles.linked_columns())
+    for c in dict.fromkeys(n for n in names if n is not None and n not in missing):
+        s = df[c]
+        if s.dtype != object:
+            continue
+        try:
+            pd.unique(s)
+        except TypeError:
+            bad = s[~s.map(_is_label)]
+            out.append(
+                f"column {c!r} ({', '.join(roles.role_of(c))}) holds {len(bad)} value(s) that "
+                f"cannot be categories ({type(bad.iloc[0]).__name__} {bad.iloc[0]!r:.40} in "
+                f"record {bad.index[0]!r}); every value must be text, a number or missing")
+    return out
+
+
+def _is_label(v: Any) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
 
 
 def _suggest(name: str, columns: list[str]) -> str:
@@ -194,9 +235,15 @@ class Roles:
         """
         if not isinstance(df, pd.DataFrame):
             raise RoleError(f"data: expected a pandas DataFrame, got {type(df).__name__}")
+        if isinstance(df.columns, pd.MultiIndex):
+            raise RoleError(
+                f"data: the columns are a MultiIndex ({df.columns.nlevels} levels, e.g. "
+                f"{df.columns[0]!r}); flatten them to one name per column first, e.g. "
+                "df.columns = ['_'.join(map(str, c)) for c in df.columns]")
         problems: list[str] = []
         cols = [str(c) for c in df.columns]
-        dup = sorted({c for c in cols if cols.count(c) > 1})
+        counts = pd.Series(cols).value_counts()
+        dup = sorted(counts.index[counts > 1])
         if dup:
             problems.append(f"duplicated column names {dup}: every column needs a unique name")
         if len(df) == 0:
@@ -270,6 +317,8 @@ class Roles:
                         problems.append(
                             f"numeric: column {c!r} is not numeric (dtype {s.dtype}); "
                             "declare it as a key or convert it")
+        if not dup:
+            problems.extend(_unhashable_cells(df, self, missing))
         if problems:
             raise RoleError(problems)
         n = len(df)

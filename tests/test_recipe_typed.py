@@ -134,8 +134,12 @@ def test_encoding(value, encoded):
 
 
 def test_encoding_refuses_what_json_cannot_hold():
-    with pytest.raises(RecipeError, match="parameter 'mapping'.*Timestamp"):
-        Recode("d", {pd.Timestamp("2020-01-01"): "x"}).to_dict()
+    # a label a recipe cannot hold is refused when the treatment is built (nothing is applied)
+    with pytest.raises(ParameterError, match="mapping key.*Timestamp"):
+        Recode("d", {pd.Timestamp("2020-01-01"): "x"})
+    # and the encoder refuses it too, should such a value reach it another way
+    with pytest.raises(RecipeError, match="Timestamp"):
+        encode_value({pd.Timestamp("2020-01-01"): "x"}, where="mapping")
 
 
 @pytest.mark.parametrize("bad, match", [

@@ -19,5 +19,5 @@ def _numeric(s: pd.Series, what: str) -> np.ndarray:
 
 
 def _col(_self: Any, a: Any, v: Any) -> None:
-    if not isinstance(v, str):
-        raise ParameterError(f"{a.name}: expected a column name, got {v!r}")
+    if not isinstance(v, str) or not v:
+        raise ParameterError(f"{a.name}: expected a column name, got {v!r:.60}")

@@ -27,7 +27,7 @@ from ..errors import ParameterError, TreatmentError
 from ..roles import Roles
 from ._kanon_counter import Counter
 from ._suppression_args import _encode, _importance, _names, _ranks, _set_missing, _validate_frame
-from .base import Result, Treatment, require_columns
+from .base import Result, Treatment, check_number, require_columns
 
 __all__ = ["suppress_by_risk", "SuppressByRisk"]
 
@@ -71,9 +71,7 @@ def suppress_by_risk(
 
     keys = list(_names(keys, "keys") or ())
     _validate_frame(df, keys, "suppress_by_risk")
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)) or not (
-            0 <= threshold < 1):
-        raise ParameterError(f"threshold: expected a number in [0, 1), got {threshold!r}")
+    check_number("threshold", threshold, 0, 1, hi_open=True)
     importance = _importance(importance)
     if column is not None and column not in keys:
         raise TreatmentError(f"column: {column!r} is not a key variable {keys}")
@@ -155,13 +153,12 @@ class SuppressByRisk(Treatment):
 
     @threshold.validator
     def _t(self, _a: Any, v: Any) -> None:
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or not 0 <= v < 1:
-            raise ParameterError(f"threshold: expected a number in [0, 1), got {v!r}")
+        check_number("threshold", v, 0, 1, hi_open=True)
 
     @column.validator
     def _c(self, _a: Any, v: Any) -> None:
-        if v is not None and not isinstance(v, str):
-            raise ParameterError(f"column: expected a key column name, got {v!r}")
+        if v is not None and (not isinstance(v, str) or not v):
+            raise ParameterError(f"column: expected a key column name, got {v!r:.60}")
         if v is not None and self.importance is not None:
             raise ParameterError("give either column or importance, not both")
 

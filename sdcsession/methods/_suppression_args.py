@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError, TreatmentError
-from .base import param_names
+from .base import check_int, check_number, check_size, param_names
 
 __all__: list[str] = []
 
@@ -30,6 +30,7 @@ def _importance(value: Any) -> tuple[str, ...] | tuple[int, ...] | None:
         return None
     if not isinstance(value, str):
         try:
+            check_size("importance", value, 10_000)  # before materialising it (range(10**9))
             vals = list(value)
         except TypeError:
             vals = None
@@ -43,25 +44,34 @@ def _importance(value: Any) -> tuple[str, ...] | tuple[int, ...] | None:
 
 
 def _check_k(k: Any) -> float:
-    if isinstance(k, bool) or not isinstance(k, (int, float, np.integer, np.floating)):
-        raise ParameterError(f"k: expected a number >= 2, got {k!r}")
-    if not np.isfinite(k) or k < 2:
-        raise ParameterError(f"k: expected a number >= 2 (k-anonymity with k < 2 is void), got {k!r}")
-    return float(k)
+    """k as a float >= 2 (k-anonymity with k < 2 is void), or :class:`ParameterError`."""
+    return check_number("k", k, 2)
+
+
+def _check_k_fits(k: float, total: float, weighted: bool) -> None:
+    """:class:`TreatmentError` when no record could ever reach k: k above the number of records
+    (``weighted``: above the total weight)."""
+    if k > total + 1e-9:
+        what = f"the total weight ({total:g})" if weighted else f"the number of records ({total:g})"
+        raise TreatmentError(
+            f"k: k = {k:g} is larger than {what}; no record can be {k:g}-anonymous: lower k")
 
 
 def _check_combinations(value: Any) -> tuple[int, ...] | None:
     if value is None:
         return None
-    vals = [value] if isinstance(value, (int, np.integer)) and not isinstance(value, bool) else value
-    try:
-        out = tuple(int(v) for v in vals if not isinstance(v, bool) and int(v) == v)
-        if len(out) != len(list(vals)) or not out or min(out) < 1:
-            raise ValueError
-    except (TypeError, ValueError):
-        raise ParameterError(
-            f"combinations: expected a subset size (int >= 1) or a list of sizes, got {value!r}"
-        ) from None
+    what = "combinations (a subset size, or a list of sizes)"
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        vals: Any = [value]
+    elif isinstance(value, (list, tuple, np.ndarray)):
+        vals = value
+        check_size("combinations", vals, 1000)
+        if not len(vals):
+            raise ParameterError("combinations: expected at least one subset size")
+    else:
+        raise ParameterError(f"combinations: expected a subset size (int >= 1) or a list of sizes, "
+                             f"got {value!r:.60}")
+    out = tuple(check_int(what, v, 1, 10_000) for v in vals)
     return tuple(sorted(set(out)))
 
 

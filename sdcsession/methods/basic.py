@@ -12,6 +12,7 @@ Example
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -19,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError, TreatmentError
-from ..roles import Roles, as_names
-from .base import Result, Treatment, require_columns
+from ..roles import Roles
+from .base import Result, Treatment, check_label, check_size, param_names, require_columns
 
 __all__ = ["Recode", "RemoveColumns", "recode_values"]
 
@@ -50,6 +51,24 @@ def recode_values(s: pd.Series, mapping: dict[Any, Any]) -> pd.Series:
     return out
 
 
+def _check_mapping(value: Any) -> dict[Any, Any]:
+    """``{old: new}`` as a dict of category labels, or :class:`ParameterError` (checked before
+    copying: no conversion of text, lists of pairs or iterators)."""
+    if not isinstance(value, Mapping):
+        raise ParameterError(
+            f"mapping: expected a {{old: new}} mapping (a dict), got {type(value).__name__} "
+            f"{value!r:.60}")
+    check_size("mapping", value)
+    if not value:
+        raise ParameterError("mapping: expected a non-empty {old: new} mapping")
+    out = {}
+    for old, new in value.items():
+        check_label(f"mapping key {old!r:.40}", old)
+        check_label(f"mapping[{old!r:.40}]", new)
+        out[old] = new
+    return out
+
+
 @attrs.frozen
 class Recode(Treatment):
     """Map categories of one column: ``{old: new, ...}`` (several olds to one new merges them).
@@ -60,17 +79,12 @@ class Recode(Treatment):
     type = "recode"
 
     column: str = attrs.field()
-    mapping: dict[Any, Any] = attrs.field(converter=dict)
+    mapping: dict[Any, Any] = attrs.field(converter=lambda v: _check_mapping(v))
 
     @column.validator
     def _c(self, _a: Any, v: Any) -> None:
-        if not isinstance(v, str):
+        if not isinstance(v, str) or not v:
             raise ParameterError(f"column: expected a column name, got {v!r}")
-
-    @mapping.validator
-    def _m(self, _a: Any, v: dict) -> None:
-        if not v:
-            raise ParameterError("mapping: expected a non-empty {old: new} mapping")
 
     def __hash__(self) -> int:
         return hash((self.column, tuple(sorted(map(repr, self.mapping.items())))))
@@ -108,12 +122,8 @@ class RemoveColumns(Treatment):
 
     type = "remove_columns"
 
-    columns: tuple[str, ...] = attrs.field(converter=lambda v: as_names(v, "columns"))
-
-    @columns.validator
-    def _c(self, _a: Any, v: tuple) -> None:
-        if not v:
-            raise ParameterError("columns: expected at least one column name")
+    columns: tuple[str, ...] = attrs.field(
+        converter=lambda v: param_names(v, "columns", required=True))
 
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
         require_columns(data, self.columns, "remove")

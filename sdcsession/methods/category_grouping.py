@@ -18,9 +18,11 @@ from ..errors import ParameterError, TreatmentError
 from ..roles import Roles
 from ._recode_checks import _col
 from .base import (
+    MAX_LABELS,
     Result,
     Treatment,
     canonical,
+    check_size,
     freeze,
     is_missing,
     label_order,
@@ -46,16 +48,22 @@ def _label(v: Any, what: str) -> Any:
 
 def _check_groups(groups: Any) -> dict[Any, tuple[Any, ...]]:
     if not isinstance(groups, Mapping) or not groups:
-        raise ParameterError(f"groups: expected a non-empty {{new: [old, ...]}} mapping, got {groups!r}")
+        raise ParameterError(
+            f"groups: expected a non-empty {{new: [old, ...]}} mapping, got {groups!r:.60}")
+    check_size("groups", groups)
     out: dict[Any, tuple[Any, ...]] = {}
     seen: dict[Any, int] = {}
     news: list[Any] = []
+    total = 0
     for i, (new, olds) in enumerate(groups.items()):
         new = _label(new, "a new label")
         if isinstance(olds, (set, frozenset)):
             olds = sorted(olds, key=lambda o: label_order(canonical(o)))
-        elif isinstance(olds, (str, bytes)) or not isinstance(olds, (Sequence, np.ndarray)):
+        elif isinstance(olds, (str, bytes)) or not isinstance(olds, (Sequence, np.ndarray, pd.Index)):
             olds = [olds]
+        total += check_size(f"groups[{new!r:.40}]", olds)
+        if total > MAX_LABELS:
+            raise ParameterError(f"groups: more than {MAX_LABELS} categories listed")
         olds = tuple(_label(o, f"the categories of group {new!r}") for o in olds)
         if not olds:
             raise ParameterError(f"groups: group {new!r} lists no categories")
@@ -118,9 +126,14 @@ def group_categories(series: pd.Series, groups: Mapping[Any, Sequence[Any]]) -> 
                 absent.append(o)
             else:
                 lookup[c] = new
-    if len(absent) == sum(len(v) for v in g.values()):
-        raise TreatmentError(
-            f"group_categories: none of {absent} is a category of column {series.name!r}")
+    if absent:
+        shown = ", ".join(repr(c) for c in cats[:20]) + (" ..." if len(cats) > 20 else "")
+        if len(absent) == sum(len(v) for v in g.values()):
+            what = f"none of {absent} is a category"
+        else:
+            what = f"{absent} {'is not a category' if len(absent) == 1 else 'are not categories'}"
+        raise TreatmentError(f"group_categories: {what} of column {series.name!r} "
+                             f"(its categories: {shown})")
     new_cats: list[Any] = []
     for v in [lookup.get(c, c) for c in cats] + ([] if fill is _ABSENT else [fill]):
         if not is_missing(v) and v not in new_cats:
@@ -131,9 +144,7 @@ def group_categories(series: pd.Series, groups: Mapping[Any, Sequence[Any]]) -> 
 
     pos = np.array([where(lookup.get(c, c)) for c in cats] + [where(fill)], dtype=np.int64)
     cat = pd.Categorical.from_codes(pos[codes], categories=new_cats, ordered=ordered)
-    out = pd.Series(cat, index=series.index, name=series.name)
-    out.attrs["absent"] = [str(a) for a in absent]
-    return out
+    return pd.Series(cat, index=series.index, name=series.name)
 
 
 _ABSENT = object()
@@ -171,15 +182,13 @@ class GroupCategories(Treatment):
             raise TreatmentError(
                 f"group_categories: column {self.column!r} is not a key (or PRAM) variable "
                 f"(roles: {roles.role_of(self.column) or 'none'})")
+        group_categories(data[self.column], self.groups)  # names unknown categories
 
     def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
         old = data[self.column]
         new = group_categories(old, self.groups)
-        absent = new.attrs.pop("absent", [])
         differ = (old.astype(object) != new.astype(object)).to_numpy() & old.notna().to_numpy()
         notes: dict[str, Any] = {"column": self.column,
                                  "changed": int(differ.sum()),
                                  "categories": [str(c) for c in new.cat.categories]}
-        if absent:
-            notes["not_present"] = absent
         return Result(data.assign(**{self.column: new}), notes=notes)

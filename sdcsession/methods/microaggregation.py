@@ -67,7 +67,7 @@ import pandas as pd
 from ..errors import ParameterError, TreatmentError
 from ..progress import Bar
 from ..roles import Roles
-from .base import Result, Treatment, require_columns
+from .base import Result, Treatment, check_choice, check_int, param_names, require_columns
 from .mdav import (  # noqa: F401  (SCAN_BELOW and the private MDAV kernels: re-exported)
     SCAN_BELOW,
     _mdav_labels,
@@ -76,7 +76,7 @@ from .mdav import (  # noqa: F401  (SCAN_BELOW and the private MDAV kernels: re-
     _mdav_tree,
     mdav_groups,
 )
-from .noise import _names, _opt_names, _put, numeric_block
+from .noise import _names, _put, numeric_block
 from .univariate_groups import optimal_univariate_groups, ranking_groups
 
 __all__ = [
@@ -305,29 +305,27 @@ class Microaggregation(Treatment):
     columns: tuple[str, ...] = attrs.field(converter=lambda v: _names(v, "columns"))
     k: int = attrs.field(default=3)
     method: str = attrs.field(default="mdav")
-    strata: tuple[str, ...] = attrs.field(default=(), converter=lambda v: _opt_names(v, "strata"))
+    strata: tuple[str, ...] = attrs.field(default=(), converter=lambda v: param_names(v, "strata"))
     aggregate: str = attrs.field(default="mean")
     sort_by: str | None = attrs.field(default=None)
 
     @k.validator
     def _k(self, _a: Any, v: Any) -> None:
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 2:
-            raise ParameterError(f"k: expected an integer ≥ 2 (minimum group size), got {v!r}")
+        check_int("k (minimum group size)", v, 2)
 
     @method.validator
     def _m(self, _a: Any, v: Any) -> None:
-        if v not in MICROAGGREGATION_METHODS:
-            raise ParameterError(f"method: expected one of {MICROAGGREGATION_METHODS}, got {v!r}")
+        check_choice("method", v, MICROAGGREGATION_METHODS)
 
     @aggregate.validator
     def _g(self, _a: Any, v: Any) -> None:
-        if v not in ("mean", "median"):
-            raise ParameterError(f"aggregate: expected 'mean' or 'median', got {v!r}")
+        check_choice("aggregate", v, ("mean", "median"))
 
     @sort_by.validator
     def _s(self, _a: Any, v: Any) -> None:
-        if v is not None and v not in self.columns:
-            raise ParameterError(f"sort_by: {v!r} is not one of the columns {list(self.columns)}")
+        if v is not None and (not isinstance(v, str) or v not in self.columns):
+            raise ParameterError(
+                f"sort_by: {v!r:.60} is not one of the columns {list(self.columns)}")
 
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
         numeric_block(data, self.columns, "microaggregation")

@@ -55,9 +55,16 @@ import pandas as pd
 
 from ..errors import ParameterError, TreatmentError
 from ..roles import Roles
-from .base import Result, Treatment, freeze, require_columns
+from .base import (
+    Result,
+    Treatment,
+    check_bool,
+    check_number,
+    freeze,
+    param_names,
+    require_columns,
+)
 from .microaggregation import _stratum_codes
-from .noise import _fraction, _names, _opt_names
 
 _pandas = pd
 
@@ -211,8 +218,9 @@ def pram(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, pd: float 
     """
     columns = tuple(columns)
     strata = tuple(strata or ())
-    pd_ = _fraction(pd, "pd")
-    alpha = _fraction(alpha, "alpha")
+    pd_ = check_number("pd", pd, 0, 1)
+    alpha = check_number("alpha", alpha, 0, 1)
+    invariant = check_bool("invariant", invariant)
     require_columns(data, list(columns) + list(strata), "pram")
     if set(columns) & set(strata):
         raise TreatmentError(f"pram: column(s) {sorted(set(columns) & set(strata))} cannot be "
@@ -290,6 +298,8 @@ def _matrix_conv(v: Any) -> Any:
     if isinstance(v, pd.DataFrame):
         return {r: {c: float(v.loc[r, c]) for c in v.columns} for r in v.index}
     if isinstance(v, Mapping):
+        if not v:
+            raise ParameterError("matrix: expected a non-empty mapping {from: {to: p}} (or None)")
         return {k: _matrix_conv(w) if isinstance(w, (Mapping, pd.DataFrame)) else w
                 for k, w in v.items()}
     raise ParameterError(f"matrix: expected a mapping {{from: {{to: p}}}} or DataFrame, got "
@@ -307,10 +317,8 @@ def _check_stochastic(m: Any, where: str) -> None:
         if set(map(str, row)) != set(map(str, rows)):
             raise ParameterError(f"matrix{where}: not square with the same labels: row {r!r} names "
                                  f"{list(row)}, rows are {rows}")
-        try:
-            vals = np.array([float(x) for x in row.values()])
-        except (TypeError, ValueError):
-            raise ParameterError(f"matrix{where}: row {r!r} has non-numeric entries") from None
+        vals = np.array([check_number(f"matrix{where}: row {r!r:.40}", x, 0, 1)
+                         for x in row.values()])
         if not np.isfinite(vals).all() or (vals < 0).any() or abs(vals.sum() - 1) > 1e-9:
             raise ParameterError(f"matrix{where}: row {r!r} must be probabilities summing to 1, "
                                  f"got {vals.tolist()}")
@@ -327,12 +335,13 @@ class Pram(Treatment):
     type: ClassVar[str] = "pram"
     random: ClassVar[bool] = True
 
-    columns: tuple[str, ...] = attrs.field(converter=lambda v: _names(v, "columns"))
-    pd: float = attrs.field(default=0.8, converter=lambda v: _fraction(v, "pd"))
-    alpha: float = attrs.field(default=0.5, converter=lambda v: _fraction(v, "alpha"))
+    columns: tuple[str, ...] = attrs.field(
+        converter=lambda v: param_names(v, "columns", required=True))
+    pd: float = attrs.field(default=0.8, converter=lambda v: check_number("pd", v, 0, 1))
+    alpha: float = attrs.field(default=0.5, converter=lambda v: check_number("alpha", v, 0, 1))
     matrix: Any = attrs.field(default=None, converter=_matrix_conv, eq=False, hash=False)
-    strata: tuple[str, ...] = attrs.field(default=(), converter=lambda v: _opt_names(v, "strata"))
-    invariant: bool = attrs.field(default=True)
+    strata: tuple[str, ...] = attrs.field(default=(), converter=lambda v: param_names(v, "strata"))
+    invariant: bool = attrs.field(default=True, validator=lambda _s, a, v: check_bool(a.name, v))
     _matrix_key: Any = attrs.field(init=False, eq=True, repr=False)
 
     @_matrix_key.default

@@ -24,7 +24,7 @@ Example
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -34,7 +34,15 @@ import pandas as pd
 from ..errors import ParameterError, TreatmentError
 from ..roles import Roles
 from ._recode_checks import _col, _numeric
-from .base import Result, Treatment, require_columns
+from .base import (
+    MAX_LABELS,
+    Result,
+    Treatment,
+    check_label,
+    check_number,
+    check_size,
+    require_columns,
+)
 from .category_grouping import GroupCategories, group_categories
 from .rounding import RoundValues, round_values
 from .top_bottom_coding import TopBottomCode, top_bottom_code
@@ -73,14 +81,14 @@ def _check_breaks(breaks: Any) -> tuple[float, ...] | int | None:
         return _check_count(breaks, "breaks")
     if isinstance(breaks, (str, bytes)) or not isinstance(breaks, (Sequence, np.ndarray)):
         raise ParameterError(f"breaks: expected a number of intervals or an increasing list of "
-                             f"numbers, got {breaks!r}")
+                             f"numbers, got {breaks!r:.60}")
+    check_size("breaks", breaks, MAX_LABELS + 1)
     out = []
     for b in breaks:
-        if isinstance(b, bool) or not isinstance(b, (int, float, np.integer, np.floating)):
-            raise ParameterError(f"breaks: expected numbers, got {b!r}")
-        if math.isnan(float(b)):
+        if isinstance(b, float) and math.isnan(b):
             raise ParameterError("breaks: NaN is not a break")
-        out.append(int(b) if float(b).is_integer() and not math.isinf(b) else float(b))
+        f = check_number("breaks", b, finite=False)
+        out.append(int(b) if f.is_integer() and not math.isinf(f) else f)
     if len(out) < 2:
         raise ParameterError(f"breaks: expected at least 2 breaks (one interval), got {list(out)}")
     bad = [(a, b) for a, b in zip(out, out[1:]) if not b > a]
@@ -246,7 +254,7 @@ def global_recode(
         edges[0], edges[-1] = -np.inf, np.inf
     m = len(edges) - 1
     if labels is not None:
-        labels = [str(v) for v in labels]
+        labels = list(_check_labels(labels) or ())
         if len(labels) != m:
             raise TreatmentError(
                 f"labels: expected {m} labels for {m} intervals, got {len(labels)}")
@@ -289,8 +297,18 @@ def global_recode(
 
 
 def _check_method(v: Any) -> None:
-    if v is not None and v not in _METHODS:
-        raise ParameterError(f"method: expected one of {list(_METHODS)} or None, got {v!r}")
+    if v is not None and (not isinstance(v, str) or v not in _METHODS):
+        raise ParameterError(f"method: expected one of {list(_METHODS)} or None, got {v!r:.60}")
+
+
+def _check_labels(v: Any) -> tuple[str, ...] | None:
+    """Interval labels: a list of text or number labels (stored as text), checked before use."""
+    if v is None:
+        return None
+    if isinstance(v, (str, bytes, Mapping)) or not isinstance(v, (Sequence, np.ndarray, pd.Index)):
+        raise ParameterError(f"labels: expected a list of interval labels, got {v!r:.60}")
+    check_size("labels", v)
+    return tuple(str(check_label("labels", x, missing=False)) for x in v)
 
 
 @attrs.frozen
@@ -318,8 +336,7 @@ class GlobalRecode(Treatment):
     breaks: tuple[float, ...] | int | None = attrs.field(default=None, converter=_check_breaks)
     method: str | None = attrs.field(default=None)
     n: int | None = attrs.field(default=None)
-    labels: tuple[str, ...] | None = attrs.field(
-        default=None, converter=lambda v: None if v is None else tuple(str(x) for x in v))
+    labels: tuple[str, ...] | None = attrs.field(default=None, converter=_check_labels)
     right: bool = attrs.field(default=True)
     include_outside: bool = attrs.field(default=False)
 
@@ -346,6 +363,11 @@ class GlobalRecode(Treatment):
             raise ParameterError(
                 f"labels: expected {len(self.breaks) - 1} labels for {len(self.breaks)} breaks, "
                 f"got {len(self.labels)}")
+        if self.labels is not None and self.method is not None and (
+                len(self.labels) > self.n or self.method == "equidistant" and
+                len(self.labels) != self.n):
+            raise ParameterError(
+                f"labels: expected {self.n} labels for n={self.n} intervals, got {len(self.labels)}")
 
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
         require_columns(data, [self.column], "global_recode")

@@ -15,9 +15,9 @@ import pandas as pd
 from ..errors import ParameterError, TreatmentError
 from ..roles import Roles
 from ._recode_checks import _numeric
-from .base import Result, Treatment, require_columns
+from .base import Result, Treatment, check_int, check_number, param_names, require_columns
 
-__all__ = ["round_values", "RoundValues"]
+__all__ = ["round_values", "RoundValues", "MAX_DIGITS"]
 
 
 def round_values(series: pd.Series, *, digits: int | None = None,
@@ -35,10 +35,19 @@ def round_values(series: pd.Series, *, digits: int | None = None,
     """
     _check_round(digits, base)
     x = _numeric(series, "round_values")
-    if digits is not None:
-        y = np.round(x, int(digits))
-    else:
-        y = np.round(x / float(base)) * float(base)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if digits is not None:
+            y = np.round(x, int(digits))
+            # |x| >= 2**52 has no decimals: keep it (x * 10**digits could overflow)
+            y = np.where(np.abs(x) >= 2.0**52, x if digits >= 0 else y, y)
+        else:
+            y = np.round(x / float(base)) * float(base)
+    bad = np.isfinite(x) & ~np.isfinite(y)
+    if bad.any():
+        raise TreatmentError(
+            f"round_values: rounding column {series.name!r} to "
+            f"{'digits=' + str(digits) if digits is not None else 'base=' + repr(base)} overflows "
+            f"for {int(bad.sum())} value(s) (e.g. {x[bad][0]!r}); choose a coarser rounding")
     out = pd.Series(y, index=series.index, name=series.name)
     if pd.api.types.is_integer_dtype(series) and (
             (digits is not None and digits >= 0) or (base is not None and float(base).is_integer())):
@@ -46,14 +55,17 @@ def round_values(series: pd.Series, *, digits: int | None = None,
     return out
 
 
+#: float64 holds about 15 significant decimal digits: rounding beyond them changes nothing
+MAX_DIGITS = 15
+
+
 def _check_round(digits: Any, base: Any) -> None:
     if (digits is None) == (base is None):
         raise ParameterError("round_values: give exactly one of digits= or base=")
-    if digits is not None and (isinstance(digits, bool) or not isinstance(digits, (int, np.integer))):
-        raise ParameterError(f"digits: expected an integer, got {digits!r}")
-    if base is not None and (isinstance(base, bool) or not isinstance(
-            base, (int, float, np.integer, np.floating)) or not base > 0 or not np.isfinite(base)):
-        raise ParameterError(f"base: expected a positive number, got {base!r}")
+    if digits is not None:
+        check_int("digits", digits, -MAX_DIGITS, MAX_DIGITS)
+    if base is not None:
+        check_number("base", base, 0, lo_open=True)
 
 
 @attrs.frozen
@@ -92,7 +104,6 @@ class RoundValues(Treatment):
 
 
 def _round_cols(v: Any) -> tuple[str, ...]:
-    cols = (v,) if isinstance(v, str) else tuple(v) if isinstance(v, (list, tuple)) else None
-    if not cols or not all(isinstance(c, str) for c in cols):
-        raise ParameterError(f"columns: expected one or more column names, got {v!r}")
-    return cols
+    if v is not None and not isinstance(v, (str, list, tuple)):
+        raise ParameterError(f"columns: expected one or more column names, got {v!r:.60}")
+    return param_names(v, "columns", required=True)

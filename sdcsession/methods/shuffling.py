@@ -46,8 +46,8 @@ from scipy import stats
 
 from ..errors import ParameterError, TreatmentError
 from ..roles import Roles
-from .base import Result, Treatment
-from .noise import _names, _opt_names, numeric_block
+from .base import Result, Treatment, param_names
+from .noise import _names, numeric_block
 from .swapping import _restore
 
 __all__ = ["shuffle", "Shuffle"]
@@ -131,7 +131,7 @@ class Shuffle(Treatment):
     random: ClassVar[bool] = True
 
     columns: tuple[str, ...] = attrs.field(converter=lambda v: _names(v, "columns"))
-    by: tuple[str, ...] = attrs.field(default=(), converter=lambda v: _opt_names(v, "by"))
+    by: tuple[str, ...] = attrs.field(default=(), converter=lambda v: param_names(v, "by"))
 
     def __attrs_post_init__(self) -> None:
         both = set(self.columns) & set(self.by)

@@ -38,6 +38,7 @@ from ._risk_suppression import SuppressByRisk, suppress_by_risk
 from ._suppression_args import (
     _check_combinations,
     _check_k,
+    _check_k_fits,
     _encode,
     _importance,
     _names,
@@ -45,7 +46,7 @@ from ._suppression_args import (
     _set_missing,
     _validate_frame,
 )
-from .base import Result, Treatment, require_columns, to_jsonable
+from .base import Result, Treatment, check_bool, require_columns, to_jsonable
 
 __all__ = ["local_suppression", "suppress_by_risk", "LocalSuppression", "SuppressByRisk"]
 
@@ -156,6 +157,7 @@ def local_suppression(
             raise TreatmentError(f"weight: column {weight!r} must be finite and > 0")
     else:
         w_all = np.ones(len(df))
+    _check_k_fits(kk, float(w_all.sum()), weighted)
     p = len(keys)
     if combos is None:
         keysets = [list(range(p))]
@@ -280,10 +282,6 @@ def _household_consistent(hid: np.ndarray, hk: Sequence[str], keys: Sequence[str
 
 
 # ----------------------------------------------------------------------------- treatments
-def _opt_names(value: Any) -> tuple[str, ...] | None:
-    return _names(value, "names")
-
-
 @attrs.frozen
 class LocalSuppression(Treatment):
     """Local suppression to k-anonymity of the key variables (see :func:`local_suppression`).
@@ -315,8 +313,7 @@ class LocalSuppression(Treatment):
     @weighted.validator
     @household.validator
     def _bool(self, a: Any, v: Any) -> None:
-        if not isinstance(v, (bool, np.bool_)):
-            raise ParameterError(f"{a.name}: expected True or False, got {v!r}")
+        check_bool(a.name, v)
 
     def _strata(self, roles: Roles) -> tuple[str, ...]:
         return self.strata if self.strata is not None else tuple(roles.strata)
@@ -339,6 +336,11 @@ class LocalSuppression(Treatment):
             raise TreatmentError(
                 f"combinations: subset size {max(self.combinations)} exceeds the "
                 f"{len(roles.keys)} key variables")
+        if self.weighted:
+            total = float(data[roles.weight].to_numpy(dtype="float64", na_value=np.nan).sum())
+        else:
+            total = float(len(data))
+        _check_k_fits(self.k, total, self.weighted)
 
     def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
         out, notes = local_suppression(

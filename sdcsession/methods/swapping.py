@@ -36,9 +36,9 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError, TreatmentError
+from ..errors import TreatmentError
 from ..roles import Roles
-from .base import Result, Treatment
+from .base import Result, Treatment, check_number
 from .noise import _names, numeric_block
 
 __all__ = ["rank_swap", "RankSwap", "swap_pairs"]
@@ -97,9 +97,7 @@ def rank_swap(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, p: fl
     True
     """
     columns = tuple(columns)
-    if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)) \
-            or not (0 < p <= 100):
-        raise ParameterError(f"p: expected a percentage in (0, 100], got {p!r}")
+    check_number("p (a percentage)", p, 0, 100, lo_open=True)
     x = numeric_block(data, columns, "rank_swap")
     out = x.copy()
     notes: dict[str, Any] = {"p": float(p), "max_rank_distance": {}, "max_rank_shift": {},
@@ -138,9 +136,7 @@ class RankSwap(Treatment):
 
     @p.validator
     def _p(self, _a: Any, v: Any) -> None:
-        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
-                or not (0 < v <= 100):
-            raise ParameterError(f"p: expected a percentage in (0, 100], got {v!r}")
+        check_number("p (a percentage)", v, 0, 100, lo_open=True)
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "p", float(self.p))

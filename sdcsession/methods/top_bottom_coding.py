@@ -16,7 +16,16 @@ import pandas as pd
 from ..errors import ParameterError, TreatmentError
 from ..roles import Roles
 from ._recode_checks import _col, _numeric
-from .base import Result, Treatment, canonical, is_missing, require_columns, typed_freeze
+from .base import (
+    Result,
+    Treatment,
+    canonical,
+    check_choice,
+    check_number,
+    is_missing,
+    require_columns,
+    typed_freeze,
+)
 
 __all__ = ["top_bottom_code", "TopBottomCode"]
 
@@ -90,7 +99,7 @@ def top_bottom_code(series: pd.Series, value: Any, replacement: Any = None, *,
     try:
         v = float(value)
         r = math.nan if blank else float(rep)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ParameterError(
             f"top_bottom_code: value and replacement must be numbers for numeric column "
             f"{series.name!r}, got {value!r}, {rep!r}") from None
@@ -107,6 +116,16 @@ def top_bottom_code(series: pd.Series, value: Any, replacement: Any = None, *,
         out = out.astype("Float64" if nullable else "float64")
         out[hit] = r
     return out
+
+
+def _check_threshold(name: str, v: Any) -> None:
+    """A threshold or replacement: a finite number, or a category label of an ordered column."""
+    if isinstance(v, (str, np.str_)):
+        return
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise ParameterError(f"{name}: expected a number (or a category of an ordered variable), "
+                             f"got {type(v).__name__} {v!r:.60}")
+    check_number(name, v)
 
 
 @attrs.frozen
@@ -137,8 +156,18 @@ class TopBottomCode(Treatment):
 
     @kind.validator
     def _k(self, _a: Any, v: Any) -> None:
-        if v not in ("top", "bottom"):
-            raise ParameterError(f"kind: expected 'top' or 'bottom', got {v!r}")
+        check_choice("kind", v, ("top", "bottom"))
+
+    @value.validator
+    def _v(self, _a: Any, v: Any) -> None:
+        if v is None or is_missing(v):
+            raise ParameterError("value: expected the top/bottom coding threshold, got a missing value")
+        _check_threshold("value", v)
+
+    @replacement.validator
+    def _r(self, _a: Any, v: Any) -> None:
+        if v is not None and not is_missing(v):
+            _check_threshold("replacement", v)
 
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
         require_columns(data, [self.column], "top_bottom_code")

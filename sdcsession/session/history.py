@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import datetime as _dt
+import threading
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -83,18 +84,25 @@ class Tree:
     def __init__(self, root_state: State, seed: int) -> None:
         self.seed = int(seed)
         self._steps: list[Step] = []
+        self._lock = threading.Lock()
         self.heads: dict[str, Step] = {}
         self.root = self.add(root_state, None, None, None, 0.0, {})
 
     def add(self, state: State, parent: Step | None, treatment: Treatment | None,
             seed: int | None, seconds: float, notes: dict[str, Any]) -> Step:
-        """Create a step as a child of ``parent`` and return it."""
-        step = Step(id=len(self._steps), state=state, parent=parent, treatment=treatment,
-                    seed=seed, depth=0 if parent is None else parent.depth + 1,
-                    seconds=seconds, notes=notes)
-        self._steps.append(step)
-        if parent is not None:
-            parent.children.append(step)
+        """Create a step as a child of ``parent`` and return it.
+
+        Thread-safe: sessions sharing this tree (branches) may add steps from several threads;
+        the id is taken and the step stored under one lock, so ids stay unique and equal to the
+        step's position (``get(id)``).
+        """
+        with self._lock:
+            step = Step(id=len(self._steps), state=state, parent=parent, treatment=treatment,
+                        seed=seed, depth=0 if parent is None else parent.depth + 1,
+                        seconds=seconds, notes=notes)
+            self._steps.append(step)
+            if parent is not None:
+                parent.children.append(step)
         return step
 
     def __len__(self) -> int:

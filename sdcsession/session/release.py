@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError, ReleaseError, SdcWarning
+from ..methods.base import check_number
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import SdcSession
@@ -83,9 +84,7 @@ def release_check(session: SdcSession, *, k: int | None = None,
     k = session.k if k is None else k
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < 2**31:
         raise ParameterError(f"k: expected an integer >= 1, got {k!r}")
-    if isinstance(risk_threshold, bool) or not isinstance(risk_threshold, (int, float)) \
-            or not 0 < float(risk_threshold) <= 1:
-        raise ParameterError(f"risk_threshold: expected a number in (0, 1], got {risk_threshold!r}")
+    check_number("risk_threshold", risk_threshold, 0, 1, lo_open=True)
     state, roles = session.state, session.roles
     data, original = state.data, state.original
     n = state.n
@@ -160,6 +159,10 @@ def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bo
     if not isinstance(path, (str, Path)) or not str(path):
         raise ParameterError(f"path: expected a file path (str or pathlib.Path), got {path!r}")
     format_of(path, kw.get("format"))  # a bad extension fails before the check runs
+    if protect is not None and not isinstance(protect, (str, Path)) and (
+            not isinstance(protect, (list, tuple))
+            or not all(isinstance(p, (str, Path)) for p in protect)):
+        raise ParameterError(f"protect: expected a path or a list of paths, got {protect!r:.60}")
     findings = release_check(session, k=k, risk_threshold=risk_threshold)
     block = findings[findings["severity"] == "block"]
     if len(block) and not force:

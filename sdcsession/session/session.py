@@ -28,7 +28,7 @@ from ..errors import (
     SdcError,
     TreatmentError,
 )
-from ..methods.base import Result, Treatment
+from ..methods.base import Result, Treatment, check_int, check_number
 from ..methods.basic import Recode, RemoveColumns
 from ..roles import Roles
 from . import risk_view as _risk_view  # noqa: F401  (registers measures)
@@ -120,17 +120,14 @@ class SdcSession(TreatmentMethods):
 
     def _init(self, original: pd.DataFrame, roles: Roles, seed: int | None, name: str, *,
               alpha: float = 1.0, k: int = 3, source: Any = None) -> None:
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) \
-                or not 0 <= float(alpha) <= 1:
-            raise ParameterError(f"alpha: expected a number in [0, 1], got {alpha!r}")
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < 2**31:
-            raise ParameterError(f"k: expected an integer >= 1, got {k!r}")
+        alpha = check_number("alpha", alpha, 0, 1)
+        k = check_int("k", k, 1, 2**31 - 1)
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % (2**63))
-        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ParameterError(f"seed: expected a non-negative integer or None, got {seed!r}")
-        if not isinstance(name, str) or not name:
-            raise ParameterError(f"name: expected a non-empty string, got {name!r}")
+        else:
+            seed = check_int("seed", seed, 0, 2**64 - 1)  # as recipes (recipe.MAX_SEED)
+        if not isinstance(name, str) or not name.strip():
+            raise ParameterError(f"name: expected a non-empty string, got {name!r:.60}")
         root = State(original, roles, original=original, original_roles=roles,
                      alpha=float(alpha))
         self._tree = Tree(root, int(seed))
@@ -143,6 +140,9 @@ class SdcSession(TreatmentMethods):
         self.watch: list[str] = ["expected_reidentifications", "k_violations_3"]
 
     def _register(self, name: str) -> None:
+        if not isinstance(name, str) or not name.strip():
+            raise ParameterError(f"name: expected a non-empty string (the scenario's name), got "
+                                 f"{name!r:.60}")
         live = [r() for r in self._tree.sessions]  # type: ignore[attr-defined]
         if any(s is not None and s._name == name for s in live):
             raise ParameterError(f"name: a scenario named {name!r} already exists in this tree")
@@ -232,8 +232,8 @@ class SdcSession(TreatmentMethods):
         depth = head.depth + 1
         if seed is None:
             seed = step_seed(self._tree.seed, depth)
-        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ParameterError(f"seed: expected a non-negative integer, got {seed!r}")
+        else:
+            seed = check_int("seed", seed, 0, 2**64 - 1)  # as recipes (recipe.MAX_SEED)
         step = self._run(treatment, head, seed)
         self._head = step
         self._redo.clear()
@@ -249,7 +249,7 @@ class SdcSession(TreatmentMethods):
             result = treatment.apply(data, roles, np.random.default_rng(seed))
         except SdcError:
             raise
-        except (ValueError, TypeError, KeyError, IndexError, ZeroDivisionError) as e:
+        except (ValueError, TypeError, KeyError, IndexError, ArithmeticError) as e:
             raise TreatmentError(
                 f"{treatment.type}: cannot be applied to this state ({type(e).__name__}: {e}); "
                 "the session is unchanged") from e
@@ -305,7 +305,7 @@ class SdcSession(TreatmentMethods):
     # ------------------------------------------------------------- treatments
     def recode(self, column: str, mapping: Mapping[Any, Any]) -> SdcSession:
         """Map categories of ``column`` (``{old: new}``; several olds to one new merge them)."""
-        return self.apply(Recode(column, dict(mapping)))
+        return self.apply(Recode(column, mapping))
 
     def remove(self, columns: Iterable[str] | str) -> SdcSession:
         """Remove columns from the released data (and from every role)."""
