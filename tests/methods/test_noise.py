@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sdcsession.errors import ParameterError, TreatmentError
+from sdcsession.errors import ParameterError, SdcWarning, TreatmentError
 from sdcsession.methods.base import Treatment
 from sdcsession.methods.noise import AddNoise, _rotate_blocks, add_noise, robust_distance
 
@@ -123,10 +123,14 @@ def test_treatment_and_bad_input():
         AddNoise([])
     df = pd.DataFrame({"a": [1.0, 2.0], "s": ["x", "y"], "k": [3.0, 3.0], "m": [np.nan] * 2,
                        "cat": pd.Categorical([1, 2])})
-    for col, msg in (("s", "must be numeric"), ("k", "constant"), ("m", "only missing"),
-                     ("cat", "must be numeric")):
+    for col, msg in (("s", "must be numeric"), ("k", "constant"), ("cat", "must be numeric")):
         with pytest.raises(TreatmentError, match=msg):
             AddNoise([col]).check(df, None)
+    # issue 16: an all-missing column passes through unchanged with a warning (no longer an error)
+    AddNoise(["m"]).check(df, None)
+    with pytest.warns(SdcWarning, match="'m'"):
+        out = AddNoise(["m"]).apply(df, None, np.random.default_rng(0)).data
+    assert out["m"].isna().all()
 
 
 def test_robust_distance_subsample_for_large_n(monkeypatch):
