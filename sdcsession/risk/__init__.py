@@ -23,7 +23,9 @@ from .individual import (
 )
 from .kanon import k_violations, unsafe_combinations
 from .ldiversity import l_diversity
+from .model_risk import ModelRisk, model_risk
 from .numeric import interval_disclosure, record_linkage_risk
+from .population_uniques import PopulationUniques, population_uniques
 
 __all__ = [
     "frequencies",
@@ -39,6 +41,10 @@ __all__ = [
     "l_diversity",
     "interval_disclosure",
     "record_linkage_risk",
+    "model_risk",
+    "ModelRisk",
+    "population_uniques",
+    "PopulationUniques",
     "suda2",
 ]
 

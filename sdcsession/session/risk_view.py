@@ -162,6 +162,59 @@ class RiskSummary:
         w = max(len(r[0]) for r in rows)
         return "Disclosure risk\n" + "\n".join(f"  {a:<{w}}  {b}" for a, b in rows)
 
+    # ------------------------------------------------------- model-based risk (issue 17)
+    def model(self, formula: str | None = None, *, method: str = "default",
+              bound: float | None = None) -> Any:
+        """Log-linear model risk of the current data (`sdcsession.risk.model_risk`): sdcMicro's
+        ``gr1``/``gr2`` and Skinner–Holmes ``tau1``/``tau2``; the default formula is the main
+        effects of the key variables. Needs the weight role. Computed when called, then cached.
+
+        >>> import sdcsession as sdc
+        >>> s = sdc.SdcSession(sdc.datasets.synthetic_survey(300, seed=1),
+        ...                    keys=["sex", "region"], weight="w", seed=1)
+        >>> 0 <= s.risk.model().gr1 <= 1
+        True
+        """
+        return self._state.measure("model_risk", formula=formula, method=method, bound=bound)
+
+    def population_uniques(self, method: str = "dankar") -> Any:
+        """Estimated number and proportion of population uniques on the key variables
+        (`sdcsession.risk.population_uniques`; N = sum of the weights). Needs the weight role."""
+        return self._state.measure("population_uniques", method=method)
+
+
+def _weight_role(state: State, what: str) -> str:
+    from ..errors import MeasureError
+
+    if state.roles.weight is None:
+        raise MeasureError(f"{what} needs sampling weights: declare the weight role "
+                           "(SdcSession(..., weight='w'))")
+    return state.roles.weight
+
+
+@register("model_risk", "log-linear model risk of sample uniques (sdcMicro modRisk)")
+def _model_risk(state: State, formula: str | None = None, method: str = "default",
+                bound: float | None = None) -> Any:
+    from ..risk import model_risk
+
+    weight = _weight_role(state, "model risk")
+    keys = list(state.roles.keys)
+    if formula is None:
+        formula = "~ " + " + ".join(k if k.isidentifier() else f'Q("{k}")' for k in keys)
+    data = state.data
+    cats = {k: data[k].cat.remove_unused_categories() for k in keys
+            if isinstance(data[k].dtype, pd.CategoricalDtype)}
+    return model_risk(data.assign(**cats) if cats else data, formula, weight=weight,
+                      method=method, bound=bound)
+
+
+@register("population_uniques", "estimated population uniques (Pitman, Zayatz, SNB, Dankar)")
+def _population_uniques(state: State, method: str = "dankar") -> Any:
+    from ..risk import population_uniques
+
+    weight = _weight_role(state, "population uniqueness")
+    return population_uniques(state.data, list(state.roles.keys), weight=weight, method=method)
+
 
 
 @register("unsafe_combinations", "key combinations rarer than k, by dimension (mu-ARGUS style)")
