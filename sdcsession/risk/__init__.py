@@ -1,8 +1,9 @@
 """Disclosure-risk measures as pure functions on DataFrames (no session needed).
 
-Frequencies with missing keys as wildcards, individual / global / household risk, k-anonymity
-violations and μ-ARGUS-style unsafe combinations, l-diversity, SUDA2, and numeric (interval
-disclosure, record linkage) risk. Key variables are read as categories.
+Frequencies with missing keys as wildcards, individual / global / household risk, prosecutor /
+journalist / marketer attacker models, k-anonymity violations, μ-ARGUS-style unsafe combinations
+and risky cells, l-diversity, SUDA2, and numeric (interval disclosure, record linkage) risk. Key
+variables are read as categories.
 
 Example
 -------
@@ -13,6 +14,7 @@ Example
 1
 """
 
+from .attacker import AttackerRisk, attacker_models
 from .frequencies import frequencies, frequencies_from_codes
 from .household import household_risk, household_risk_from_individual
 from .individual import (
@@ -22,10 +24,12 @@ from .individual import (
     individual_risk_from_freq,
 )
 from .kanon import k_violations, unsafe_combinations
-from .ldiversity import l_diversity
+from .ldiversity import LDiversitySummary, l_diversity, l_diversity_summary
+from .linkage import LinkageResult, record_linkage
 from .model_risk import ModelRisk, model_risk
 from .numeric import interval_disclosure, record_linkage_risk
 from .population_uniques import PopulationUniques, population_uniques
+from .risky_cells import risky_cells, tables_from_levels
 
 __all__ = [
     "frequencies",
@@ -39,12 +43,20 @@ __all__ = [
     "k_violations",
     "unsafe_combinations",
     "l_diversity",
+    "l_diversity_summary",
+    "LDiversitySummary",
     "interval_disclosure",
     "record_linkage_risk",
     "model_risk",
     "ModelRisk",
     "population_uniques",
     "PopulationUniques",
+    "risky_cells",
+    "tables_from_levels",
+    "record_linkage",
+    "LinkageResult",
+    "attacker_models",
+    "AttackerRisk",
     "suda2",
 ]
 

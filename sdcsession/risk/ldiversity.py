@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import attrs
 import numpy as np
 import pandas as pd
 
@@ -56,7 +57,10 @@ from ._codes import (
     encode_keys,
 )
 
-__all__ = ["l_diversity"]
+__all__ = ["l_diversity", "l_diversity_summary", "LDiversitySummary"]
+
+_MEASURES = ("distinct", "entropy", "recursive")
+_STATS = ["min", "q1", "median", "mean", "q3", "max"]
 
 
 def _class_codes(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, int]:
@@ -145,3 +149,93 @@ def l_diversity(
         out[f"{v}_entropy"] = e
         out[f"{v}_recursive"] = r
     return pd.DataFrame(out, index=df.index)
+
+
+@attrs.frozen(eq=False)
+class LDiversitySummary:
+    """Summary of per-record l-diversity (:func:`l_diversity_summary`).
+
+    Attributes
+    ----------
+    table : pd.DataFrame
+        Rows ``(variable, measure)`` with measure in distinct / entropy / recursive; columns
+        ``min``, ``q1``, ``median``, ``mean``, ``q3``, ``max`` over the records (R's ``summary``:
+        type-7 quantiles). The ``distinct`` rows are what sdcMicro's ``print(ldiversity)`` shows.
+    distribution : pd.DataFrame
+        Number of records per value of distinct l (index ``l``), one column per sensitive variable.
+    c : float or None
+        The constant of recursive (c, l)-diversity, when known.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"k": [1, 1, 2], "s": ["a", "b", "a"]})
+    >>> l_diversity_summary(l_diversity(df, "k", "s")).distribution["s"].tolist()
+    [1, 2]
+    """
+
+    table: pd.DataFrame
+    distribution: pd.DataFrame
+    c: float | None = None
+
+    def mean(self, measure: str = "entropy") -> pd.Series:
+        """Mean of ``measure`` (distinct, entropy or recursive) per sensitive variable."""
+        if measure not in _MEASURES:
+            raise ParameterError(f"measure: expected one of {list(_MEASURES)}, got {measure!r}")
+        return self.table.xs(measure, level="measure")["mean"]
+
+    def __repr__(self) -> str:
+        return ("L-diversity measures (per record)\n" + self.table.to_string(float_format="%.4g")
+                + "\n\nRecords by distinct l\n" + self.distribution.to_string())
+
+
+def l_diversity_summary(ldiv: pd.DataFrame, *, c: float | None = None) -> LDiversitySummary:
+    """Summaries of the per-record l-diversity of each sensitive variable (sdcMicro's print).
+
+    For every sensitive variable ``v`` of an :func:`l_diversity` result (columns ``v_distinct``,
+    ``v_entropy``, ``v_recursive``): the six-number summary (min, first quartile, median, mean,
+    third quartile, max; quantiles by linear interpolation, R's type 7) of each measure over the
+    records, and the number of records per value of distinct l. sdcMicro's
+    ``print(ldiversity(...))`` prints ``summary()`` of the ``*_Distinct_Ldiversity`` columns: the
+    ``distinct`` rows of ``table``.
+
+    Parameters
+    ----------
+    ldiv : pd.DataFrame
+        The result of :func:`l_diversity`.
+    c : float, optional
+        The recursive constant used (kept for display).
+
+    Reference: Machanavajjhala et al. (2007), ACM TKDD 1(1); sdcMicro ``print.ldiversity``.
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"sex": ["m"] * 4 + ["f"] * 2, "ill": ["a", "a", "b", "c", "a", "a"]})
+    >>> s = l_diversity_summary(l_diversity(df, ["sex"], "ill"))
+    >>> s.table.loc[("ill", "distinct")].tolist()
+    [1.0, 1.5, 3.0, 2.3333333333333335, 3.0, 3.0]
+    """
+    if not isinstance(ldiv, pd.DataFrame):
+        raise ParameterError(
+            f"ldiv: expected the DataFrame returned by l_diversity, got {type(ldiv).__name__}")
+    variables = [col[: -len("_distinct")] for col in ldiv.columns
+                 if str(col).endswith("_distinct")
+                 and all(f"{col[: -len('_distinct')]}_{m}" in ldiv.columns for m in _MEASURES)]
+    if not variables or len(ldiv) == 0:
+        raise ParameterError(
+            "ldiv: expected the result of l_diversity (columns <var>_distinct, <var>_entropy, "
+            "<var>_recursive) with at least one record")
+    rows = []
+    dist = {}
+    for v in variables:
+        for m in _MEASURES:
+            x = ldiv[f"{v}_{m}"].to_numpy(dtype=np.float64)
+            q = np.quantile(x, [0.0, 0.25, 0.5, 0.75, 1.0])
+            rows.append([q[0], q[1], q[2], float(x.mean()), q[3], q[4]])
+        dist[v] = ldiv[f"{v}_distinct"].value_counts().sort_index()
+    index = pd.MultiIndex.from_product([variables, list(_MEASURES)], names=["variable", "measure"])
+    distribution = pd.DataFrame(dist).fillna(0).astype(np.int64)
+    distribution.index.name = "l"
+    return LDiversitySummary(table=pd.DataFrame(rows, index=index, columns=_STATS),
+                             distribution=distribution, c=c)

@@ -67,6 +67,10 @@ class Suda2Result:
         contain the variable (sdcMicro's ``contributionPercent``); 0 for records with score 0.
     msu_counts : pd.DataFrame
         Number of MSUs of each size (columns ``1 .. max_size``) per record, int64.
+    level_contributions : pd.DataFrame
+        sdcMicro's ``attribute_level_contributions``: one row per key and value (``variable``,
+        ``attribute``, ``contribution``): the percentage of the variable's contribution coming from
+        records with that value (sums to 100 per variable; NaN for a variable in no MSU).
     keys : tuple[str, ...]
         The key variables, in the order given.
     max_size : int
@@ -90,6 +94,25 @@ class Suda2Result:
     keys: tuple[str, ...]
     max_size: int
     dis_fraction: float
+    level_contributions: pd.DataFrame | None = None
+
+    def dis_table(self) -> pd.DataFrame:
+        """Records per DIS-SUDA score interval, as sdcMicro's ``print.suda2``.
+
+        Intervals ``== 0``, ``(0.0, 0.1]``, ..., ``(0.6, 0.7]``, ``> 0.7`` (upper bounds shifted
+        by machine epsilon, as sdcMicro's ``cut``).
+
+        >>> import pandas as pd
+        >>> r = suda2(pd.DataFrame({"a": [1, 1, 2], "b": [1, 2, 2]}), ["a", "b"])
+        >>> r.dis_table()["records"].tolist()
+        [0, 0, 0, 0, 0, 0, 0, 0, 3]
+        """
+        eps = np.finfo(np.float64).eps
+        breaks = np.concatenate([[-1.0], np.arange(8) / 10 + eps, [np.inf]])
+        labels = ["== 0"] + [f"({a / 10:.1f}, {(a + 1) / 10:.1f}]" for a in range(7)] + ["> 0.7"]
+        pos = np.searchsorted(breaks, self.dis_score.to_numpy(), side="left") - 1
+        counts = np.bincount(np.clip(pos, 0, 8), minlength=9)
+        return pd.DataFrame({"interval": labels, "records": counts})
 
     def __repr__(self) -> str:
         n_risky = int((self.score.to_numpy() > 0).sum())
@@ -190,6 +213,26 @@ def _unique_active(joint: list[np.ndarray], subset: tuple[int, ...], cards: list
     head[blocked] = radix  # sentinel bin for blocked candidates
     cnt = np.bincount(code, minlength=radix + 1)
     return np.flatnonzero((cnt[head] == 1) & ~blocked)
+
+
+def _level_contributions(df: pd.DataFrame, keys: list[str], cand: np.ndarray,
+                         contrib: np.ndarray) -> pd.DataFrame:
+    """Per key and value: 100 * (score credited to the key by records with that value) / (total)."""
+    parts = []
+    for j, k in enumerate(keys):
+        s = df[k]
+        try:
+            codes, uniq = pd.factorize(s, sort=True, use_na_sentinel=True)
+        except TypeError:  # values that do not sort together
+            codes, uniq = pd.factorize(s, use_na_sentinel=True)
+        c = codes[cand]
+        ok = c >= 0
+        sums = np.bincount(c[ok], weights=contrib[ok, j], minlength=len(uniq))
+        total = float(contrib[:, j].sum())
+        pct = 100.0 * sums / total if total > 0 else np.full(len(uniq), np.nan)
+        parts.append(pd.DataFrame({"variable": k, "attribute": pd.Series(uniq, dtype=object),
+                                   "contribution": pct}))
+    return pd.concat(parts, ignore_index=True)
 
 
 def suda2(
@@ -406,6 +449,7 @@ def suda2(
 
     index = df.index
     return Suda2Result(
+        level_contributions=_level_contributions(df, keys, cand, contrib),
         score=pd.Series(score, index=index, name="suda_score"),
         dis_score=pd.Series(dis, index=index, name="dis_suda_score"),
         contributions=pd.Series(contributions, index=pd.Index(keys, name="variable"),

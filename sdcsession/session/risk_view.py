@@ -183,6 +183,43 @@ class RiskSummary:
         return self._state.measure("population_uniques", method=method)
 
 
+    # ------------------------------------------------- risk models (issue 17, items 4-7)
+    def risky_cells(self, threshold: Any = 3, max_dim: int | None = None,
+                    combinations: Any = None, levels: Any = None,
+                    by_table: bool = False) -> pd.DataFrame:
+        """Unsafe cells (count <= threshold) of the tables of the keys (:func:`sdcsession.risk.risky_cells`)."""
+        return self._state.measure("risky_cells", threshold=threshold, max_dim=max_dim,
+                                   combinations=combinations, levels=levels, by_table=by_table)
+
+    def attacker_models(self, threshold: float = 0.2, population: pd.DataFrame | None = None) -> Any:
+        """Prosecutor, journalist and marketer risk (:func:`sdcsession.risk.attacker_models`).
+
+        Uses the session's weight for the population frequencies unless a ``population`` frame is
+        given (that call is not cached).
+        """
+        if population is not None:
+            from ..risk import attacker_models
+
+            r = self._state.roles
+            return attacker_models(self._state.data, list(r.keys), population=population,
+                                   threshold=threshold)
+        return self._state.measure("attacker_models", threshold=threshold, alpha=self.alpha)
+
+    def record_linkage(self, distance: str = "euclidean", assignment: str = "optimal",
+                       variables: list[str] | None = None) -> Any:
+        """Distance-based linkage of the current numeric variables to the original ones
+        (:func:`sdcsession.risk.record_linkage`; default variables: the numeric role)."""
+        return self._state.measure("record_linkage", distance=distance, assignment=assignment,
+                                   variables=variables)
+
+    def l_diversity_summary(self) -> Any:
+        """Summaries of the l-diversity of the sensitive variables (None without sensitive)."""
+        from ..risk import l_diversity_summary
+
+        ld = self.l_diversity
+        return None if ld is None else l_diversity_summary(ld, c=2)
+
+
 def _weight_role(state: State, what: str) -> str:
     from ..errors import MeasureError
 
@@ -222,6 +259,37 @@ def _unsafe(state: State, k: int = 3, max_dim: int | None = None) -> pd.DataFram
     from ..risk import unsafe_combinations
 
     return unsafe_combinations(state.data, list(state.roles.keys), k=k, max_dim=max_dim)
+
+
+@register("risky_cells", "unsafe cells (count <= threshold) of low-dimensional tables of the keys")
+def _risky_cells(state: State, threshold: Any = 3, max_dim: int | None = None,
+                 combinations: Any = None, levels: Any = None, by_table: bool = False) -> Any:
+    from ..risk import risky_cells
+
+    return risky_cells(state.data, list(state.roles.keys), threshold=threshold, max_dim=max_dim,
+                       combinations=combinations, levels=levels, by_table=by_table)
+
+
+@register("attacker_models", "prosecutor, journalist and marketer re-identification risk")
+def _attacker(state: State, threshold: float = 0.2, alpha: float | None = None) -> Any:
+    from ..risk import attacker_models
+
+    r = state.roles
+    return attacker_models(state.data, list(r.keys), weight=r.weight, threshold=threshold,
+                           alpha=1.0 if alpha is None else alpha)
+
+
+@register("record_linkage", "distance-based record linkage of the numeric variables to the original")
+def _linkage(state: State, distance: str = "euclidean", assignment: str = "optimal",
+             variables: Any = None) -> Any:
+    from ..errors import ParameterError
+    from ..risk import record_linkage
+
+    cols = list(state.roles.numeric) if variables is None else list(variables)
+    if not cols:
+        raise ParameterError("variables: the session has no numeric variables; name some")
+    return record_linkage(state.original, state.data, variables=cols, distance=distance,
+                          assignment=assignment)
 
 
 @register("l_diversity", "l-diversity of the sensitive variables within key combinations")
