@@ -2,7 +2,7 @@
 
 Frequencies with missing keys as wildcards, individual / global / household risk, k-anonymity
 violations and μ-ARGUS-style unsafe combinations, l-diversity, SUDA2, and numeric (interval
-disclosure, record linkage) risk. Key variables are read as categories.
+disclosure, record linkage, robust-distance) risk. Key variables are read as categories.
 
 Example
 -------
@@ -24,6 +24,7 @@ from .individual import (
 from .kanon import k_violations, unsafe_combinations
 from .ldiversity import l_diversity
 from .numeric import interval_disclosure, record_linkage_risk
+from .rmd import RMDRisk, rmd_risk
 
 __all__ = [
     "frequencies",
@@ -39,6 +40,8 @@ __all__ = [
     "l_diversity",
     "interval_disclosure",
     "record_linkage_risk",
+    "rmd_risk",
+    "RMDRisk",
     "suda2",
 ]
 

@@ -152,6 +152,15 @@ class RiskSummary:
         w = max(len(r[0]) for r in rows)
         return "Disclosure risk\n" + "\n".join(f"  {a:<{w}}  {b}" for a, b in rows)
 
+    def rmd(self, k: float = 0.01, k2: float = 0.05) -> Any:
+        """Robust-distance risk of the numeric variables vs the original (sdcMicro ``dRiskRMD``).
+
+        An ``RMDRisk`` (``risk1``, ``risk2``, ``wrisk1``, ``wrisk2`` and the per-record vectors;
+        see ``sdcsession.risk.rmd_risk``), None without numeric variables. Computed when called,
+        then cached.
+        """
+        return self._state.measure("rmd_risk", k=k, k2=k2)
+
 
 
 @register("unsafe_combinations", "key combinations rarer than k, by dimension (mu-ARGUS style)")
@@ -188,3 +197,13 @@ def _numeric(state: State) -> dict[str, float] | None:
     orig, masked = state.original[cols], state.data[cols]
     return {"interval_disclosure": interval_disclosure(orig, masked, columns=cols),
             "record_linkage": record_linkage_risk(orig, masked, columns=cols)}
+
+
+@register("rmd_risk", "robust-Mahalanobis-distance interval disclosure (sdcMicro dRiskRMD)")
+def _rmd(state: State, k: float = 0.01, k2: float = 0.05) -> Any:
+    from ..risk import rmd_risk
+
+    cols = [c for c in state.roles.numeric if c in state.data.columns]
+    if not cols:
+        return None
+    return rmd_risk(state.original[cols], state.data[cols], k=k, k2=k2, columns=cols)
