@@ -2,8 +2,9 @@
 
 Frequencies with missing keys as wildcards, individual / global / household risk, prosecutor /
 journalist / marketer attacker models, k-anonymity violations, μ-ARGUS-style unsafe combinations
-and risky cells, l-diversity, SUDA2, and numeric (interval disclosure, record linkage) risk. Key
-variables are read as categories.
+and risky cells, l-diversity, SUDA2, model-based risk (log-linear models, population uniques) and
+numeric (interval disclosure, record linkage, robust-distance) risk. Key variables are read as
+categories.
 
 Example
 -------
@@ -30,6 +31,7 @@ from .model_risk import ModelRisk, model_risk
 from .numeric import interval_disclosure, record_linkage_risk
 from .population_uniques import PopulationUniques, population_uniques
 from .risky_cells import risky_cells, tables_from_levels
+from .rmd import RMDRisk, rmd_risk
 
 __all__ = [
     "frequencies",
@@ -57,6 +59,8 @@ __all__ = [
     "LinkageResult",
     "attacker_models",
     "AttackerRisk",
+    "rmd_risk",
+    "RMDRisk",
     "suda2",
 ]
 

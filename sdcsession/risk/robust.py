@@ -16,8 +16,12 @@ stop when the subset no longer changes, so that the determinant no longer falls 
 
 - ``n_starts=0``: one deterministic start, the coordinatewise median and the diagonal of squared
   MADs (× 1.4826; the standard deviation where the MAD is 0, 1 where both are);
-- ``n_starts=k``: k random (p + 1)-subsets drawn with ``seed`` (FastMCD's starts; singular ones are
-  skipped); the subset with the smallest determinant after its C-steps wins.
+- ``n_starts=k``: k random (p + 1)-subsets drawn with ``seed`` (FastMCD's starts; a singular one
+  is extended by further random records, 1, 2, 4, … of them, until its covariance is regular, as
+  Rousseeuw & Van Driessen prescribe); the subset with the smallest determinant after its C-steps
+  wins. ``search="full"`` iterates every start to convergence; ``search="fastmcd"`` is the search
+  of R's covMcd (two C-steps per start, the 10 best iterated, nested random subsamples for
+  n ≥ 600; ``sdcsession.risk._fastmcd``).
 
 For large n the C-steps may run on a systematic subsample (``subsample``: every ⌈n/subsample⌉-th
 record in order, no random draw), as FastMCD does; distances, consistency factor and reweighting
@@ -28,6 +32,20 @@ are the mean and covariance of the records with consistency-corrected ``d² ≤ 
 second consistency factor). A subset whose covariance is singular (h or more records on a
 hyperplane, the "exact fit" situation) raises :class:`~sdcsession.errors.MeasureError`
 (``exact_fit="error"``) or gets a small ridge ``1e-9 · trace(Σ) · I`` (``exact_fit="ridge"``).
+
+``consistency="robustbase"`` follows R's ``robustbase::covMcd`` (defaults alpha = 1/2, so
+h = ⌊(n + p + 1)/2⌋, and ``use.correction = TRUE``) instead of the median rule: the raw scatter
+(covariance of the h-subset, h − 1 denominator) is multiplied by the Croux–Haesbroeck
+consistency factor c(p, h/n) and Pison et al.'s finite-sample factor; the reweighting keeps the
+records with raw ``d² < χ²_p(0.975)`` and multiplies their covariance by c(p, 0.975) times the
+reweighted finite-sample factor (both 1 when every record is kept); see
+``sdcsession.risk._mcd_factors``. ``"robustbase-0.95"`` is the same with the reweighting factor
+c(p, m/n), m the records kept, as robustbase computed it up to version 0.95-1 (changed in 0.99-0).
+For p = 1 these modes compute the exact univariate MCD, as robustbase does: the h consecutive
+order statistics of least variance (the middle one of exactly tied windows), whose raw scale uses
+the h denominator. covMcd itself is a random approximation: it does not always return the same
+subset, and neither does ``search="fastmcd"`` with another seed; equal subsets give equal
+estimates (to rounding).
 
 Reference: Rousseeuw, P. J. & Van Driessen, K. (1999) A fast algorithm for the minimum covariance
 determinant estimator, Technometrics 41, 212–223.
@@ -51,6 +69,11 @@ import numpy as np
 from scipy.stats import chi2
 
 from ..errors import MeasureError, ParameterError
+from ._fastmcd import cholesky as _cholesky
+from ._fastmcd import concentrate as _concentrate
+from ._fastmcd import distances as _distances
+from ._fastmcd import fastmcd, random_start
+from ._mcd_factors import consistency_factor, finite_sample
 
 __all__ = ["MCD", "mcd", "mahalanobis2"]
 
@@ -66,6 +89,8 @@ class MCD:
     ``log_det``: log determinant of the uncorrected covariance of the h-subset; ``h``: the
     subset size. ``location`` / ``scatter`` / ``support``: the reweighted estimate and the
     records it uses when :func:`mcd` was called with ``reweight=True``, else the raw ones.
+    ``reweight_consistency``: the factor applied to the reweighted covariance (1 unless
+    ``consistency`` is a robustbase mode and some records were dropped).
 
     Example
     -------
@@ -84,6 +109,7 @@ class MCD:
     consistency: float
     log_det: float
     h: int
+    reweight_consistency: float = 1.0
 
 
 def mcd(
@@ -96,6 +122,8 @@ def mcd(
     subsample: int | None = None,
     reweight: bool = False,
     exact_fit: Literal["error", "ridge"] = "error",
+    consistency: Literal["median", "robustbase", "robustbase-0.95"] = "median",
+    search: Literal["full", "fastmcd"] = "full",
 ) -> MCD:
     """Minimum covariance determinant estimate of location and scatter by FastMCD.
 
@@ -114,6 +142,11 @@ def mcd(
     subsample : run the C-steps on every ⌈n/subsample⌉-th record when n > subsample (None: never).
     reweight : one reweighting step (records with d² ≤ χ²_p(0.975)) for ``location``/``scatter``.
     exact_fit : a singular subset covariance raises MeasureError (``"error"``) or gets a ridge.
+    consistency : ``"median"`` (the factor median(d²)/χ²_p(0.5)), or robustbase's factors
+        (``"robustbase"``, ``"robustbase-0.95"``; need ``h="floor"`` and no ``subsample``).
+    search : with random starts, ``"full"`` iterates every start to convergence; ``"fastmcd"`` is
+        Rousseeuw & Van Driessen's search as covMcd runs it (two C-steps per start, the 10 best
+        iterated, nested subsamples for n ≥ 600; ``sdcsession.risk._fastmcd``).
 
     Returns an :class:`MCD`.
 
@@ -135,6 +168,15 @@ def mcd(
             raise ParameterError(f"{name}: expected an integer >= {low}, got {v!r}")
     if exact_fit not in ("error", "ridge"):
         raise ParameterError(f"exact_fit: expected 'error' or 'ridge', got {exact_fit!r}")
+    if search not in ("full", "fastmcd"):
+        raise ParameterError(f"search: expected 'full' or 'fastmcd', got {search!r}")
+    if consistency not in ("median", "robustbase", "robustbase-0.95"):
+        raise ParameterError("consistency: expected 'median', 'robustbase' or 'robustbase-0.95', "
+                             f"got {consistency!r}")
+    if consistency != "median" and (not isinstance(h, str) or h != "floor" or
+                                    subsample is not None):
+        raise ParameterError(f"consistency={consistency!r} is robustbase's covMcd with alpha = 1/2: "
+                             "it needs h='floor' and subsample=None")
     n, p = x.shape
     if n <= p + 1:
         raise MeasureError(f"mcd: needs more than p + 1 = {p + 1} records, got {n}")
@@ -151,12 +193,10 @@ def mcd(
         raise ParameterError(f"h: expected an integer, 'floor' or 'ceil', got {h!r}")
     h_ = min(max(h_, p + 1), m)
 
-    if n_starts == 0:
-        log_det, subset, mu, cov = _concentrate(fit_on, _median_start(fit_on), h_, max_steps,
-                                                exact_fit)
-    else:
-        log_det, subset, mu, cov = _best_of_random_starts(fit_on, h_, n_starts, seed, max_steps,
-                                                          exact_fit)
+    if consistency != "median":
+        return _robustbase(x, h_, n_starts, seed, max_steps, reweight, exact_fit, consistency,
+                           search)
+    log_det, subset, mu, cov = _search(fit_on, h_, n_starts, seed, max_steps, exact_fit, search)
 
     d2 = mahalanobis2(x, mu, cov)
     med = float(np.median(d2))
@@ -192,30 +232,6 @@ def mahalanobis2(x: np.ndarray, location: np.ndarray, scatter: np.ndarray) -> np
 
 
 # ------------------------------------------------------------------------------------ internals
-def _cholesky(cov: np.ndarray, exact_fit: str) -> np.ndarray:
-    """Lower Cholesky factor of cov; a singular cov raises (``"error"``) or gets a ridge."""
-    try:
-        return np.linalg.cholesky(cov)
-    except np.linalg.LinAlgError:
-        if exact_fit == "error":
-            raise MeasureError(
-                "mcd: more than half of the records lie on a hyperplane (singular covariance of "
-                "the h-subset: exact fit)") from None
-        return np.linalg.cholesky(cov + np.eye(len(cov)) * 1e-9 * max(np.trace(cov), 1e-300))
-
-
-def _distances(chol: np.ndarray, x: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """Squared distances ‖L⁻¹(x_i − μ)‖² for the Cholesky factor L of the covariance.
-
-    L⁻¹ is formed once (p×p) and applied by a matrix product: a triangular solve with all n
-    right-hand sides (``scipy.linalg.solve_triangular``) is many times slower when the BLAS
-    threads compete for cores.
-    """
-    linv = np.linalg.inv(chol)
-    y = (x - mu) @ linv.T
-    return np.einsum("ij,ij->i", y, y)
-
-
 def _median_start(x: np.ndarray) -> np.ndarray:
     """Squared distances from the coordinatewise median scaled by the MADs (the robust start)."""
     med = np.median(x, axis=0)
@@ -226,45 +242,76 @@ def _median_start(x: np.ndarray) -> np.ndarray:
     return (((x - med) / mad) ** 2).sum(axis=1)
 
 
-def _concentrate(x: np.ndarray, d2: np.ndarray, h: int, max_steps: int, exact_fit: str
-                 ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-    """C-steps from the start distances d2: log det, subset (sorted row numbers), mean, covariance.
-
-    Stops when the subset no longer changes (then its determinant no longer falls either).
-    """
-    p = x.shape[1]
-    log_det, subset, mu, cov = np.inf, None, None, None
-    for _ in range(max_steps):
-        new = np.argpartition(d2, h - 1)[:h]
-        new.sort()
-        if subset is not None and np.array_equal(new, subset):
-            break
-        subset = new
-        xs = x[subset]
-        mu = xs.mean(axis=0)
-        cov = np.cov(xs, rowvar=False).reshape(p, p)
-        chol = _cholesky(cov, exact_fit)
-        log_det = 2.0 * float(np.log(np.diag(chol)).sum())
-        d2 = _distances(chol, x, mu)
-    return log_det, subset, mu, cov
-
-
-def _best_of_random_starts(x: np.ndarray, h: int, n_starts: int, seed: int, max_steps: int,
-                           exact_fit: str) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-    """FastMCD's random (p + 1)-subset starts; the result of smallest determinant."""
+def _robustbase(x: np.ndarray, h: int, n_starts: int, seed: int, max_steps: int,
+                reweight: bool, exact_fit: str, mode: str, search: str) -> MCD:
+    """The MCD with robustbase's covMcd factors (see the module docstring)."""
     n, p = x.shape
+    raw_factor = consistency_factor(p, h / n) * finite_sample(p, n, reweighted=False)
+    if p == 1:
+        log_det, subset, mu, cov = _univariate(x[:, 0], h)
+    else:
+        log_det, subset, mu, cov = _search(x, h, n_starts, seed, max_steps, exact_fit, search)
+    raw_scatter = cov * raw_factor
+    d2 = _distances(_cholesky(raw_scatter, exact_fit), x, mu)
+    raw_support = np.zeros(n, dtype=bool)
+    raw_support[subset] = True
+    location, scatter, support, rew = mu, raw_scatter, raw_support, 1.0
+    if reweight:
+        support = d2 < chi2.ppf(0.975, p)
+        kept = x[support]
+        m = len(kept)
+        location = kept.mean(axis=0)
+        scatter = np.cov(kept, rowvar=False).reshape(p, p)
+        if m != n:
+            a = 0.975 if mode == "robustbase" else m / n
+            rew = consistency_factor(p, a) * finite_sample(p, n, reweighted=True)
+            scatter = scatter * rew
+    return MCD(location=location, scatter=scatter, support=support, raw_location=mu,
+               raw_scatter=raw_scatter, raw_support=raw_support, raw_distances=d2,
+               consistency=float(raw_factor), log_det=float(log_det), h=h,
+               reweight_consistency=float(rew))
+
+
+def _univariate(v: np.ndarray, h: int) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    """Exact univariate MCD: the h consecutive order statistics with the least sum of squares.
+
+    Exactly tied windows (up to rounding) give the middle one. Returns log det (h − 1 denominator),
+    the subset, the mean and the 1×1 variance with the h denominator (robustbase's raw scale).
+    """
+    order = np.argsort(v, kind="stable")
+    s = v[order]
+    c = s - s[len(s) // 2]  # centred: the running sums keep their precision
+    cs = np.concatenate(([0.0], np.cumsum(c)))
+    cs2 = np.concatenate(([0.0], np.cumsum(c * c)))
+    sums = cs[h:] - cs[:-h]
+    ss = np.maximum(cs2[h:] - cs2[:-h] - sums * sums / h, 0.0)
+    best = float(ss.min())
+    ties = np.flatnonzero(ss <= best * (1 + 1e-12))
+    start = int(ties[(len(ties) + 1) // 2 - 1])
+    window = s[start:start + h]
+    mu = window.mean()
+    sq = float(((window - mu) ** 2).sum())
+    log_det = float(np.log(sq / (h - 1))) if sq > 0 else -np.inf
+    return log_det, np.sort(order[start:start + h]), np.array([mu]), np.array([[sq / h]])
+
+
+def _search(x: np.ndarray, h: int, n_starts: int, seed: int, max_steps: int, exact_fit: str,
+            search: str) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    """The deterministic start, every random start iterated, or the FastMCD search."""
+    if n_starts == 0:
+        return _concentrate(x, _median_start(x), h, max_steps, exact_fit)
     rng = np.random.default_rng(seed)
+    if search == "fastmcd":
+        return fastmcd(x, h, n_starts, rng, exact_fit, max_steps)
     best = None
     for _ in range(n_starts):
-        start = x[rng.choice(n, size=p + 1, replace=False)]
-        cov = np.cov(start, rowvar=False).reshape(p, p)
-        if np.linalg.matrix_rank(cov) < p:
+        d2 = random_start(x, rng)
+        if d2 is None:
             continue
-        diff = x - start.mean(axis=0)
-        d2 = np.einsum("ij,ij->i", diff @ np.linalg.pinv(cov), diff)
         fit = _concentrate(x, d2, h, max_steps, exact_fit)
         if best is None or fit[0] < best[0]:
             best = fit
     if best is None:
-        raise MeasureError("mcd: no non-singular starting subset found")
+        raise MeasureError("mcd: every starting subset is singular: the records lie on a "
+                           "hyperplane (collinear variables: exact fit)")
     return best

@@ -219,6 +219,15 @@ class RiskSummary:
         ld = self.l_diversity
         return None if ld is None else l_diversity_summary(ld, c=2)
 
+    def rmd(self, k: float = 0.01, k2: float = 0.05) -> Any:
+        """Robust-distance risk of the numeric variables vs the original (sdcMicro ``dRiskRMD``).
+
+        An ``RMDRisk`` (``risk1``, ``risk2``, ``wrisk1``, ``wrisk2`` and the per-record vectors;
+        see ``sdcsession.risk.rmd_risk``), None without numeric variables. Computed when called,
+        then cached.
+        """
+        return self._state.measure("rmd_risk", k=k, k2=k2)
+
 
 def _weight_role(state: State, what: str) -> str:
     from ..errors import MeasureError
@@ -338,3 +347,13 @@ def _numeric(state: State) -> dict[str, float] | None:
         except MeasureError:
             out[name] = float("nan")
     return out
+
+
+@register("rmd_risk", "robust-Mahalanobis-distance interval disclosure (sdcMicro dRiskRMD)")
+def _rmd(state: State, k: float = 0.01, k2: float = 0.05) -> Any:
+    from ..risk import rmd_risk
+
+    cols = [c for c in state.roles.numeric if c in state.data.columns]
+    if not cols:
+        return None
+    return rmd_risk(state.original[cols], state.data[cols], k=k, k2=k2, columns=cols)
