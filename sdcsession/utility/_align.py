@@ -19,16 +19,21 @@ sdcsession.errors.MeasureError: demo: needs the original and masked records pair
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import MeasureError, ParameterError
+from ..errors import MeasureError, ParameterError, RoleError
 
 __all__ = [
     "check_frames",
+    "check_frame",
+    "check_cells",
+    "check_seed",
+    "check_types",
+    "column_list",
     "resolve_columns",
     "paired",
     "numeric_matrix",
@@ -40,13 +45,88 @@ __all__ = [
 ]
 
 
+def check_frame(df: Any, which: str, measure: str) -> None:
+    """Raise unless ``df`` is a usable DataFrame: records, unique flat column names.
+
+    MeasureError for a non-DataFrame or an empty file, RoleError for duplicated or MultiIndex
+    column names; every message names ``which`` (``original``, ``masked``, ``data``).
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise MeasureError(f"{measure}: {which} must be a pandas DataFrame, got {type(df).__name__}")
+    if isinstance(df.columns, pd.MultiIndex):
+        raise RoleError(f"{measure}: the {which} file has MultiIndex columns; flatten them to "
+                        "one name per column first")
+    dup = list(pd.unique(df.columns[df.columns.duplicated()]))
+    if dup:
+        raise RoleError(f"{measure}: the {which} file has duplicated column names {dup}: every "
+                        "variable needs a unique column name")
+    if len(df) == 0:
+        raise MeasureError(f"{measure}: the {which} file has no records")
+
+
 def check_frames(original: Any, masked: Any, measure: str) -> None:
-    """Raise MeasureError unless both inputs are DataFrames."""
-    for name, df in (("original", original), ("masked", masked)):
-        if not isinstance(df, pd.DataFrame):
-            raise MeasureError(
-                f"{measure}: {name} must be a pandas DataFrame, got {type(df).__name__}"
-            )
+    """Raise unless both inputs are usable DataFrames (see `check_frame`)."""
+    check_frame(original, "original", measure)
+    check_frame(masked, "masked", measure)
+
+
+_UNUSABLE = (list, dict, set, tuple, np.ndarray, pd.Series, pd.DataFrame)
+
+
+def check_cells(df: pd.DataFrame, columns: Sequence[Hashable], which: str, measure: str) -> None:
+    """RoleError when an object column holds lists, dicts, sets, arrays (not values to compare)."""
+    for c in columns:
+        s = df[c]
+        if s.dtype != object:
+            continue
+        bad = s.map(lambda v: isinstance(v, _UNUSABLE)).to_numpy(dtype=bool)
+        if bad.any():
+            first = s[bad].iloc[0]
+            raise RoleError(
+                f"{measure}: column {c!r} of the {which} file holds values that are not numbers "
+                f"or categories ({int(bad.sum())} record(s), e.g. a {type(first).__name__} at "
+                f"index {s.index[bad][0]!r})")
+
+
+def check_types(types: Any, measure: str) -> dict[Hashable, str]:
+    """``types`` as a dict (None → {}); ParameterError unless a mapping of names to type names."""
+    if types is None:
+        return {}
+    if not isinstance(types, Mapping):
+        raise ParameterError(f"{measure}: types must be a mapping {{column: type name}}, got "
+                             f"{type(types).__name__}")
+    bad = {c: t for c, t in types.items() if not isinstance(t, str)}
+    if bad:
+        raise ParameterError(f"{measure}: types must map columns to type names, got {bad}")
+    return dict(types)
+
+
+def check_seed(seed: Any, measure: str, name: str = "seed", *, allow_none: bool = False) -> int | None:
+    """``seed`` as an int in [0, 2**32 - 1] (None allowed when ``allow_none``); else ParameterError."""
+    if seed is None and allow_none:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ParameterError(f"{measure}: {name} must be an integer in [0, 2**32 - 1], got "
+                             f"{seed!r}")
+    if not 0 <= int(seed) < 2**32:
+        raise ParameterError(f"{measure}: {name} must be an integer in [0, 2**32 - 1], got {seed!r}")
+    return int(seed)
+
+
+def column_list(columns: Any, measure: str, what: str = "columns") -> list[Hashable]:
+    """``columns`` (one name or a list of names) as a list; ParameterError for anything else."""
+    if isinstance(columns, str):
+        return [columns]
+    if isinstance(columns, (pd.DataFrame, Mapping, set, bytes)) or not isinstance(
+            columns, Iterable):
+        raise ParameterError(f"{measure}: {what} must be a list of column names, got "
+                             f"{type(columns).__name__}")
+    cols = list(columns)
+    unhashable = [c for c in cols if not isinstance(c, Hashable)]
+    if unhashable:
+        raise ParameterError(f"{measure}: {what} must be a list of column names, got "
+                             f"{unhashable[0]!r} in it")
+    return cols
 
 
 def resolve_columns(
@@ -67,9 +147,7 @@ def resolve_columns(
             mset = set(masked.columns)
             cols = [c for c in cols if c in mset]
     else:
-        if isinstance(columns, str):
-            columns = [columns]
-        cols = list(columns)
+        cols = column_list(columns, measure)
         if len(set(cols)) != len(cols):
             raise ParameterError(f"{measure}: columns contains duplicates: {cols}")
         missing_o = [c for c in cols if c not in original.columns]
@@ -85,6 +163,9 @@ def resolve_columns(
         raise MeasureError(
             f"{measure}: needs at least {min_columns} common column(s), got {len(cols)}: {cols}"
         )
+    check_cells(original, cols, "original" if masked is not None else "data", measure)
+    if masked is not None:
+        check_cells(masked, cols, "masked", measure)
     return cols
 
 

@@ -16,6 +16,7 @@ from scipy import stats
 
 from ..errors import MeasureError, ParameterError
 from ..progress import Bar
+from ._align import check_frames, check_seed
 from ._benchmark_indicators import Indicator, _evaluate, _frame_inputs
 
 # --------------------------------------------------------------------------------------------
@@ -159,8 +160,9 @@ def _indicator_ci(data, indicator, *, weight, household, by, method, n_boot, lev
         raise ParameterError(f"method: expected 'bootstrap' or 'normal', got {method!r}")
     if not (0 < level < 1):
         raise ParameterError(f"level: expected a probability in (0, 1), got {level!r}")
-    if not isinstance(n_boot, (int, np.integer)) or n_boot < 2:
-        raise ParameterError(f"n_boot: expected an integer >= 2, got {n_boot!r}")
+    if (not isinstance(n_boot, (int, np.integer)) or isinstance(n_boot, bool) or n_boot < 2
+            or n_boot > 10**7):
+        raise ParameterError(f"n_boot: expected an integer in [2, 10**7], got {n_boot!r}")
     cols, w, codes, labels, clusters = _frame_inputs(data, ind, weight, by, household, na_rm, labels)
     G = 0 if labels is None else len(labels)
     est = _evaluate(ind, cols, w, codes, G)
@@ -267,8 +269,20 @@ def compare_indicators(
     >>> t.ci_overlap.tolist(), t.rel_diff_pct.tolist()
     ([1.0, 1.0], [0.0, 0.0])
     """
+    check_frames(original, masked, "compare_indicators")
+    seed = check_seed(seed, "compare_indicators", allow_none=True)
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise ParameterError(f"compare_indicators: progress must be True, False or None, got "
+                             f"{progress!r:.60}")
+    if (not isinstance(n_boot, (int, np.integer)) or isinstance(n_boot, bool) or n_boot < 2
+            or n_boot > 10**7):
+        raise ParameterError(f"n_boot: expected an integer in [2, 10**7], got {n_boot!r}")
     if isinstance(indicators, (str, Indicator)):
         indicators = [indicators]
+    elif (not isinstance(indicators, Sequence) or isinstance(indicators, (bytes, pd.DataFrame))
+          or len(indicators) == 0):
+        raise ParameterError("compare_indicators: indicators must be an indicator or a list of "
+                             f"them, got {type(indicators).__name__}")
     if not isinstance(masked, pd.DataFrame):
         raise MeasureError(f"masked: expected a DataFrame, got {type(masked).__name__}")
     rows = []

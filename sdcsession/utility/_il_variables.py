@@ -25,6 +25,7 @@ from ..errors import MeasureError, ParameterError
 from ._align import (
     check_frames,
     check_named,
+    check_types,
     encode_pair,
     is_numeric_column,
     paired,
@@ -106,7 +107,7 @@ def il_variables(
     check_frames(original, masked, name)
     cols = resolve_columns(original, masked, columns, name)
     masked = paired(original, masked, name)
-    types = dict(types or {})
+    types = check_types(types, name)
     check_named(types, cols, name, "types names")
     n = len(original)
     if n == 0:

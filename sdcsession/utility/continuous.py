@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..errors import MeasureError, ParameterError
 from ..risk.robust import mcd
-from ._align import numeric_matrix, paired
+from ._align import check_seed, numeric_matrix, paired
 from ._discrepancy import discrepancy_table
 from ._il_variables import ILVariables, il_variables
 from ._numeric import _complete, _numeric_cols, _sd_checked
@@ -203,6 +203,7 @@ def eigen_difference(
     cols = _numeric_cols(original, masked, columns, name)
     x = _complete(numeric_matrix(original, cols, name, "original"))
     z = _complete(numeric_matrix(masked, cols, name, "masked"))
+    seed = check_seed(seed, name)
     if len(x) < 2 or len(z) < 2:
         raise MeasureError(f"{name}: fewer than two complete records")
     sx = _sd_checked(x, cols, name, "original")

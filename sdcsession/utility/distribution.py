@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, ParameterError
-from ._align import check_frames, is_numeric_column, numeric_matrix, resolve_columns
+from ._align import check_frames, check_seed, is_numeric_column, numeric_matrix, resolve_columns
 
 __all__ = ["ks_test", "ecdf_measures", "propensity_score", "cluster_utility"]
 
@@ -282,7 +282,7 @@ def cluster_utility(
     X = _design(original, masked, cols, False, name)[:, 1:]
     if X.shape[1] == 0:
         raise MeasureError(f"{name}: the variables {cols} carry no variation to cluster on")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed, name))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _, labels = kmeans2(X, n_clusters, minit="++", seed=rng)

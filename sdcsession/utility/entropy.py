@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, ParameterError
-from ._align import check_frames, encode_one, resolve_columns, weights_of
+from ._align import check_frames, column_list, encode_one, resolve_columns, weights_of
 
 __all__ = ["entropy", "entropy_change", "ebil", "dist"]
 
@@ -188,15 +188,19 @@ def ebil(
                     f"{name}: transition rows {cats_r} and columns {cats_c} differ"
                 )
             transition = transition.loc[cats_r, cats_r]
-        if categories is not None and list(categories) != cats_r:
+        if categories is not None and column_list(categories, name, "categories") != cats_r:
             raise ParameterError(f"{name}: categories disagree with the transition labels")
         cats = cats_r
         pmat = transition.to_numpy(dtype=np.float64)
     else:
-        pmat = np.asarray(transition, dtype=np.float64)
+        try:
+            pmat = np.asarray(transition, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ParameterError(f"{name}: transition must be a square matrix of "
+                                 f"probabilities, got {transition!r:.60}") from exc
         if categories is None:
             raise ParameterError(f"{name}: give categories for an array transition matrix")
-        cats = list(categories)
+        cats = column_list(categories, name, "categories")
     k = len(cats)
     if pmat.shape != (k, k):
         raise ParameterError(f"{name}: transition must be {k} × {k}, got {pmat.shape}")

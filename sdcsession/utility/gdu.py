@@ -72,6 +72,7 @@ from scipy import stats
 
 from ..errors import MeasureError, ParameterError
 from ..progress import track
+from ._align import check_cells, check_frames, check_types, column_list
 from ._gdu_formulas import RECODE_VARIANTS, grc, ldu_biv_rule, ldu_psr, ldu_recoding
 from ._gdu_stats import _COEF, _pair_test, _run, _univariate
 from ._gdu_variables import (
@@ -172,21 +173,24 @@ def gdu(
     >>> r.aldu_uni, r.aldu_biv, r.gdu
     (1.0, 0.0, 0.5)
     """
-    if not isinstance(original, pd.DataFrame) or not isinstance(masked, pd.DataFrame):
-        raise MeasureError("gdu: original and masked must be DataFrames")
+    check_frames(original, masked, "gdu")
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise ParameterError(f"gdu: progress must be True, False or None, got {progress!r:.60}")
     if not (0 < alpha < 1) or not (0 < normality_alpha < 1):
         raise ParameterError("gdu: alpha and normality_alpha must lie in (0, 1)")
     if not (0 <= uni_share <= 1):
         raise ParameterError(f"uni_share: expected a value in [0, 1], got {uni_share!r}")
-    cols = list(original.columns if columns is None else columns)
+    cols = list(original.columns) if columns is None else column_list(columns, "gdu")
     unknown = [c for c in cols if c not in original.columns]
     if unknown:
         raise MeasureError(f"columns: not in the original data: {unknown}")
     if len(set(cols)) != len(cols) or not cols:
         raise ParameterError("columns: expected distinct column names (at least one)")
+    check_cells(original, cols, "original", "gdu")
+    check_cells(masked, [c for c in cols if c in masked.columns], "masked", "gdu")
     if len(original) == 0 or len(masked) == 0:
         raise MeasureError("gdu: a file without records")
-    types = dict(types or {})
+    types = check_types(types, "gdu")
     for c, t in types.items():
         if c not in original.columns:
             raise MeasureError(f"types: unknown column {c!r}")

@@ -37,6 +37,7 @@ import pandas as pd
 
 from ..errors import MeasureError, ParameterError
 from ..formula import Design, Formula, build_design, model_matrix, parse_formula
+from ._align import check_frames
 from .benchmark import ci_overlap
 
 __all__ = ["compare_regression", "fit_formula", "RegressionComparison", "MODELS"]
@@ -185,9 +186,8 @@ def compare_regression(
             or not (0 < float(level) < 1)):
         raise ParameterError(f"level: expected a probability in (0, 1), got {level!r}")
     parsed = parse_formula(formula)
+    check_frames(original, masked, "compare_regression")
     for name, d in (("original", original), ("masked", masked)):
-        if not isinstance(d, pd.DataFrame):
-            raise MeasureError(f"{name}: expected a DataFrame, got {type(d).__name__}")
         if weight is not None:
             if weight not in d.columns:
                 raise MeasureError(f"weight: column {weight!r} not in the {name} data")
