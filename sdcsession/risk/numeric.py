@@ -63,7 +63,7 @@ def _paired(original: pd.DataFrame, masked: pd.DataFrame) -> pd.DataFrame:
     if len(oi) != len(mi):
         raise MeasureError(
             f"masked: {len(mi)} records but original has {len(oi)}; numeric risk compares the "
-            "same records before and after masking")
+            "same records before and after masking, paired by index label")
     if not oi.is_unique or not mi.is_unique:
         raise MeasureError(
             "masked: the indexes differ and are not unique, so the records cannot be paired; "

@@ -74,6 +74,7 @@ from scipy.spatial import cKDTree
 
 from ..errors import MeasureError, ParameterError
 from ._codes import as_keys, check_columns, check_frame
+from .numeric import _paired
 from .robust import MCD, mcd
 
 __all__ = ["RMDRisk", "rmd_risk"]
@@ -276,15 +277,7 @@ def _aligned(original: pd.DataFrame, masked: pd.DataFrame, columns: str | Iterab
         cols = as_keys(columns, "columns")
     check_columns(original, cols, "columns (original)")
     check_columns(masked, cols, "columns (masked)")
-    if not original.index.equals(masked.index):
-        if (not original.index.is_unique or not masked.index.is_unique
-                or len(original) != len(masked) or not original.index.isin(masked.index).all()):
-            extra = masked.index.difference(original.index)
-            raise MeasureError(
-                f"masked: its index differs from the original's ({len(masked)} vs {len(original)}"
-                f" records, {len(extra)} label(s) not in the original, e.g. {list(extra[:3])}); "
-                "records are matched by index")
-        masked = masked.loc[original.index]
+    masked = _paired(original, masked)  # records paired by index, as every numeric risk
     arrays = []
     for name, frame in (("original", original), ("masked", masked)):
         bad = [c for c in cols if not pd.api.types.is_numeric_dtype(frame[c])
