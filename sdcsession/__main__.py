@@ -1,4 +1,4 @@
-"""``python -m sdcsession`` runs the command line (see :mod:`sdcsession.cli`)."""
+"""``python -m sdcsession`` runs the command line (see `sdcsession.cli`)."""
 
 from .cli import main
 

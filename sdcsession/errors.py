@@ -1,6 +1,6 @@
 """Exceptions and warnings of sdcsession.
 
-Every error the library raises on bad input is an :class:`SdcError` subclass whose message names the
+Every error the library raises on bad input is an `SdcError` subclass whose message names the
 column or parameter at fault and what was expected.
 
 Example

@@ -1,8 +1,8 @@
 """Variable roles: which columns are key variables, numeric, weight, household, strata, sensitive,
 PRAM, direct identifiers, and which variables are linked to a key variable.
 
-A :class:`Roles` value is frozen; :meth:`Roles.validate` checks it against a DataFrame and raises one
-:class:`~sdcsession.errors.RoleError` that lists every problem found.
+A `Roles` value is frozen; `Roles.validate` checks it against a DataFrame and raises one
+`RoleError` that lists every problem found.
 
 Example
 -------
@@ -215,7 +215,7 @@ class Roles:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Roles:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of `to_dict`."""
         allowed = {f.name for f in attrs.fields(cls)}
         unknown = set(d) - allowed
         if unknown:
@@ -224,13 +224,13 @@ class Roles:
 
     # --------------------------------------------------------------- validation
     def validate(self, df: Any, *, require_keys: bool = True) -> Roles:
-        """Check these roles against ``df``; return ``self`` or raise one :class:`RoleError`.
+        """Check these roles against ``df``; return ``self`` or raise one `RoleError`.
 
         Checks: ``df`` is a non-empty DataFrame with unique column names; every named column exists
         (close matches suggested); no column has two conflicting roles (key and numeric, weight and
         anything, household and key...); at least one key variable (unless ``require_keys=False``);
         the weight is numeric, finite and strictly positive with no missing values; numeric roles
-        have a numeric dtype. Warns (:class:`SdcWarning`) about key variables with very many
+        have a numeric dtype. Warns (`SdcWarning`) about key variables with very many
         categories (probably a continuous variable declared as a key).
         """
         if not isinstance(df, pd.DataFrame):

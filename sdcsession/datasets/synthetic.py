@@ -1,6 +1,6 @@
 """A realistic synthetic household survey for teaching, tests and benchmarks.
 
-:func:`synthetic_survey` draws a survey of ``n_households`` households (about 3.3 persons each) with
+`synthetic_survey` draws a survey of ``n_households`` households (about 3.3 persons each) with
 the variables a statistical office typically releases: geography, household structure, demography,
 education, occupation, income, expenditure, savings, sampling weights and sensitive health items.
 The generator is fully vectorised (one pass of numpy draws, no loop over records or households) and

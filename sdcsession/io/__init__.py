@@ -1,6 +1,6 @@
 """Read and write microdata files: CSV/TSV, Parquet, Stata, SPSS and SAS.
 
-:func:`read_data` and :func:`write_data` dispatch on the file extension (or an explicit ``format``):
+`read_data` and `write_data` dispatch on the file extension (or an explicit ``format``):
 
 =====================  ==========  ===========  =================================================
 extension              format      extra        notes
@@ -15,9 +15,9 @@ extension              format      extra        notes
 =====================  ==========  ===========  =================================================
 
 The optional readers live in the ``io`` extra: ``pip install sdcsession[io]``. When it is missing a
-:class:`MissingDependencyError` says so. Every other problem with a file (missing file, unknown
+`MissingDependencyError` says so. Every other problem with a file (missing file, unknown
 extension, wrong delimiter, unknown columns, unreadable or unwritable file, an attempt to overwrite
-a protected input) raises a :class:`DataFileError` naming the file and what to do.
+a protected input) raises a `DataFileError` naming the file and what to do.
 
 Labelled data (Stata, SPSS). On reading, every variable with value labels becomes a pandas
 ``Categorical`` whose categories are the label texts in the order of their numeric codes (unused

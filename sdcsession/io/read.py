@@ -38,10 +38,10 @@ def read_data(
     """Read a microdata file into a DataFrame, choosing the reader from the extension.
 
     Algorithm: the format comes from ``format`` or the extension (see the module table). CSV: the
-    delimiter is ``sep`` if given, tab for .tsv/.tab, else sniffed (:func:`sniff_delimiter`; a
+    delimiter is ``sep`` if given, tab for .tsv/.tab, else sniffed (`sniff_delimiter`; a
     comma when nothing splits the lines). When ``columns``
     are requested and the file came out as one column whose header contains another delimiter, a
-    :class:`DataFileError` says which ``sep`` to pass. Stata/SPSS: value labels become categories
+    `DataFileError` says which ``sep`` to pass. Stata/SPSS: value labels become categories
     (see module docstring). ``categorical`` columns are converted to ``category`` dtype (for CSV,
     which has no types). Extra keyword arguments go to the underlying reader
     (``pandas.read_csv``, ``pandas.read_parquet`` or ``pyreadstat.read_*``).

@@ -1,6 +1,6 @@
 """Treatments: pure kernels on DataFrames and the frozen Treatment specs that wrap them.
 
-Importing this package registers every treatment type (see :data:`TREATMENTS`).
+Importing this package registers every treatment type (see `TREATMENTS`).
 """
 
 from .base import TREATMENTS, Result, Treatment

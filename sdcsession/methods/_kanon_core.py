@@ -1,16 +1,16 @@
 """Core of local suppression to k-anonymity, on integer key codes (internal).
 
 Records are rows of an ``(n, p)`` int64 code matrix ``X`` (``-1`` = missing); missing values are
-wildcards (alpha = 1). This module holds the solver, :func:`solve` (suppression rounds per key
-set, then the restoration pass) and :func:`restore_only`; the parts live in
+wildcards (alpha = 1). This module holds the solver, `solve` (suppression rounds per key
+set, then the restoration pass) and `restore_only`; the parts live in
 
-- :mod:`sdcsession.methods._kanon_rows`: missing-pattern bit masks and row ids;
-- :mod:`sdcsession.methods._kanon_counter`: :class:`Counter` (sums of weights over compatible
-  rows, persistent tables updated incrementally) and :func:`compat_sum`;
-- :mod:`sdcsession.methods._kanon_search`: the greedy suppression rounds;
-- :mod:`sdcsession.methods._kanon_restore`: the restoration pass.
+- `sdcsession.methods._kanon_rows`: missing-pattern bit masks and row ids;
+- `sdcsession.methods._kanon_counter`: `Counter` (sums of weights over compatible
+  rows, persistent tables updated incrementally) and `compat_sum`;
+- `sdcsession.methods._kanon_search`: the greedy suppression rounds;
+- `sdcsession.methods._kanon_restore`: the restoration pass.
 
-The heuristic (:func:`solve`) is described in :func:`sdcsession.methods.suppression.local_suppression`.
+The heuristic (`solve`) is described in `sdcsession.methods.suppression.local_suppression`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ __all__ = ["Counter", "SolveInfo", "solve", "restore_only", "compat_sum"]
 
 @dataclass
 class SolveInfo:
-    """What :func:`solve` did: suppressed cells, rounds, and records that cannot be protected."""
+    """What `solve` did: suppressed cells, rounds, and records that cannot be protected."""
 
     suppressed: np.ndarray  # (n, p) bool: set missing by the solver
     rounds: int = 0
@@ -109,7 +109,7 @@ def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Seq
 def restore_only(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]],
                  cards: Sequence[int], k: float, rank: np.ndarray | None,
                  candidates: np.ndarray) -> int:
-    """Restoration pass alone (see :func:`_restore_phase`) on a k-anonymous ``X``: try to give back
+    """Restoration pass alone (see `_restore_phase`) on a k-anonymous ``X``: try to give back
     the original values of the ``candidates`` cells (``(n, p)`` bool); returns how many came back.
     """
     cand = candidates & (X < 0) & (orig >= 0)

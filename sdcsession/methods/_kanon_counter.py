@@ -1,11 +1,11 @@
-"""Counting compatible records for local suppression (internal): :class:`Counter`, :func:`compat_sum`.
+"""Counting compatible records for local suppression (internal): `Counter`, `compat_sum`.
 
 Records are rows of an ``(n, p)`` int64 code matrix ``X`` (``-1`` = missing). Missing values are
 wildcards (alpha = 1): record *j* is compatible with record *i* when they agree on every key where
 both are non-missing, and ``fk_i = sum of w_j over compatible j`` (``w = 1``: the sample frequency;
 sampling weights: ``Fk``).
 
-Counting (:class:`Counter`): the data rows are grouped by missing pattern ``Q`` (bit mask); for a
+Counting (`Counter`): the data rows are grouped by missing pattern ``Q`` (bit mask); for a
 query row of pattern ``P`` the compatible rows of pattern ``Q`` are those with the query's codes on
 the keys observed in both, ``S = K \\ (P | Q)``. For every pair ``(Q, S)`` the data rows of ``Q`` are
 encoded once on ``S`` (mixed radix) and summed per code in a hash-indexed table; queries are
@@ -99,7 +99,7 @@ class Counter:
 
     Parameters
     ----------
-    X : ``(n, p)`` int64 codes, ``-1`` missing (not copied; after changing it call :meth:`sync`).
+    X : ``(n, p)`` int64 codes, ``-1`` missing (not copied; after changing it call `sync`).
     W : ``(n,)`` or ``(n, r)`` weights (r weight columns summed at once).
     cols : the key columns (indices into ``X``'s columns) that define compatibility.
     cards : number of categories per column of ``X`` (codes are ``< cards``).
@@ -112,7 +112,7 @@ class Counter:
     all. The codes of all ``Q`` are formed at once (``base + D @ B`` with ``B`` the pattern bits)
     and looked up at once per query pattern.
 
-    The tables persist: after values of ``X`` (or the weights) change, :meth:`sync` moves the
+    The tables persist: after values of ``X`` (or the weights) change, `sync` moves the
     weight of the changed rows from their old codes to their new ones in every cached table
     (new codes are appended), instead of re-encoding all rows. Tables not used during the last
     ``KEEP`` syncs are dropped.
@@ -184,7 +184,7 @@ class Counter:
 
     @staticmethod
     def _codes(rowsf: np.ndarray, tb: _Table) -> np.ndarray:
-        """Codes (missing symbol included) of filled rows (see :meth:`_filled`)."""
+        """Codes (missing symbol included) of filled rows (see `_filled`)."""
         if not tb.obs:
             return np.zeros(len(rowsf), dtype=np.int64)
         code = rowsf[:, tb.obs[0]] * tb.mult[0]

@@ -1,8 +1,8 @@
 """Restoration pass of local suppression (internal): give back suppressions no longer needed.
 
-:func:`_restore_phase` tests every suppression against the current state, accepts restorations
-one per record and slice per round, keeps fk up to date incrementally (:func:`_update_fks`) and
-undoes the restorations involved in a violation (:func:`_involved`).
+`_restore_phase` tests every suppression against the current state, accepts restorations
+one per record and slice per round, keeps fk up to date incrementally (`_update_fks`) and
+undoes the restorations involved in a violation (`_involved`).
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ def _unique_rows(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _row_ids(A: np.ndarray) -> np.ndarray:
     """An id per row of ``A`` (equal rows, equal ids; ids ``0..m-1`` in order of first appearance).
 
-    Hashing instead of sorting: the same grouping as :func:`_unique_rows` at a fraction of the cost.
+    Hashing instead of sorting: the same grouping as `_unique_rows` at a fraction of the cost.
     """
     if A.shape[1] == 0 or len(A) == 0:
         return np.zeros(len(A), np.int64)

@@ -1,8 +1,8 @@
 """Suppression rounds of local suppression (internal): the greedy on repair gains.
 
-:func:`_suppress_phase` runs rounds that suppress until every record has fk >= k on one key set:
+`_suppress_phase` runs rounds that suppress until every record has fk >= k on one key set:
 per violating combination the best *self* or *donor* move, moves taken by decreasing gain at
-most one per slice of violators (:func:`_apply_donors` for donor moves), and :func:`_fallback`
+most one per slice of violators (`_apply_donors` for donor moves), and `_fallback`
 (smallest key set per combination) when no single suppression helps.
 """
 

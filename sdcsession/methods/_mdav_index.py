@@ -1,6 +1,6 @@
-"""The branch-and-bound leaf index of MDAV (:mod:`sdcsession.methods.mdav`) on large inputs.
+"""The branch-and-bound leaf index of MDAV (`sdcsession.methods.mdav`) on large inputs.
 
-:class:`_LeafIndex` stores the standardised records in the leaves of a median-split tree, each
+`_LeafIndex` stores the standardised records in the leaves of a median-split tree, each
 leaf with the bounding box of its alive records, and answers the MDAV queries (farthest record
 from the centroid, farthest record from a point, k nearest records) by branch and bound over the
 leaves; records are removed as they are grouped.
@@ -99,7 +99,7 @@ class _LeafIndex:
 
     def _d2(self, pos: np.ndarray, q: np.ndarray) -> np.ndarray:
         """Squared distances of the records at ``pos`` to q, one column at a time (the same
-        arithmetic as :func:`_mdav_scan`, and a gather of 1-D columns is ~4× faster than of
+        arithmetic as `_mdav_scan`, and a gather of 1-D columns is ~4× faster than of
         rows)."""
         cols = self.cols
         o = cols[0].take(pos) - q[0]

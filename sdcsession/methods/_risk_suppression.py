@@ -1,8 +1,8 @@
 """Suppression by individual risk: set key values missing in the records above a risk threshold.
 
-Kernel (no session needed): :func:`suppress_by_risk` returns the new DataFrame and
-JSON-serialisable notes. Treatment: :class:`SuppressByRisk` (``"suppress_by_risk"``). Both are
-public as :mod:`sdcsession.methods.suppression` members (imported there, documented there), next
+Kernel (no session needed): `suppress_by_risk` returns the new DataFrame and
+JSON-serialisable notes. Treatment: `SuppressByRisk` (``"suppress_by_risk"``). Both are
+public as `sdcsession.methods.suppression` members (imported there, documented there), next
 to local suppression to k-anonymity.
 
 Example
@@ -135,7 +135,7 @@ def suppress_by_risk(
 class SuppressByRisk(Treatment):
     """Suppress key values in records whose individual risk exceeds ``threshold``.
 
-    See :func:`suppress_by_risk`; ``column`` (one key, sdcMicro ``localSupp``) or ``importance``
+    See `suppress_by_risk`; ``column`` (one key, sdcMicro ``localSupp``) or ``importance``
     (key names, most important first) or neither (largest risk reduction).
 
     Example

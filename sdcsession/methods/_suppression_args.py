@@ -1,7 +1,7 @@
 """Parameter checks and frame helpers of the suppression kernels (internal).
 
-Shared by :func:`sdcsession.methods.suppression.local_suppression` and
-:func:`sdcsession.methods.suppression.suppress_by_risk`: name lists, ``k``, ``combinations``,
+Shared by `sdcsession.methods.suppression.local_suppression` and
+`sdcsession.methods.suppression.suppress_by_risk`: name lists, ``k``, ``combinations``,
 the importance ranks, the data frame and its keys; key codes and the masked result frame.
 """
 
@@ -44,12 +44,12 @@ def _importance(value: Any) -> tuple[str, ...] | tuple[int, ...] | None:
 
 
 def _check_k(k: Any) -> float:
-    """k as a float >= 2 (k-anonymity with k < 2 is void), or :class:`ParameterError`."""
+    """k as a float >= 2 (k-anonymity with k < 2 is void), or `ParameterError`."""
     return check_number("k", k, 2)
 
 
 def _check_k_fits(k: float, total: float, weighted: bool) -> None:
-    """:class:`TreatmentError` when no record could ever reach k: k above the number of records
+    """`TreatmentError` when no record could ever reach k: k above the number of records
     (``weighted``: above the total weight)."""
     if k > total + 1e-9:
         what = f"the total weight ({total:g})" if weighted else f"the number of records ({total:g})"

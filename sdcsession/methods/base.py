@@ -1,9 +1,9 @@
-"""Treatments as values: the :class:`Treatment` base class, its registry and :class:`Result`.
+"""Treatments as values: the `Treatment` base class, its registry and `Result`.
 
 A treatment is a frozen attrs class whose fields are its parameters. Parameters are validated at
-construction (:class:`~sdcsession.errors.ParameterError` at once); :meth:`Treatment.check` validates
-against the data and roles of a state (:class:`~sdcsession.errors.TreatmentError`, session
-unchanged); :meth:`Treatment.apply` runs the pure kernel and returns a :class:`Result` with the new
+construction (`ParameterError` at once); `Treatment.check` validates
+against the data and roles of a state (`TreatmentError`, session
+unchanged); `Treatment.apply` runs the pure kernel and returns a `Result` with the new
 data (sharing untouched columns: copy-on-write), possibly new roles, and JSON-serialisable notes of
 what it changed.
 
@@ -67,7 +67,7 @@ TREATMENTS: dict[str, type[Treatment]] = {}
 class Result:
     """What a treatment returns: new data, new roles (or ``None`` = unchanged), and notes.
 
-    ``notes`` must be JSON-serialisable (use :func:`to_jsonable`): e.g. suppressions per variable,
+    ``notes`` must be JSON-serialisable (use `to_jsonable`): e.g. suppressions per variable,
     the PRAM transition matrix used, number of changed values per column.
     """
 
@@ -80,7 +80,7 @@ class Result:
 class Treatment:
     """Base class of every treatment. Subclasses are ``@attrs.frozen`` with a ``type`` tag.
 
-    Subclasses implement :meth:`apply` (and usually :meth:`check`); ``random`` tells whether the
+    Subclasses implement `apply` (and usually `check`); ``random`` tells whether the
     treatment draws from the step's generator.
     """
 
@@ -97,7 +97,7 @@ class Treatment:
 
     # ----------------------------------------------------------------- contract
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
-        """Raise :class:`TreatmentError` if the treatment cannot apply to this data/roles."""
+        """Raise `TreatmentError` if the treatment cannot apply to this data/roles."""
 
     def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
         """Return the treated data. Must not mutate ``data``; draw only from ``rng``."""

@@ -1,4 +1,4 @@
-"""Simple treatments: :class:`Recode` (map categories) and :class:`RemoveColumns`.
+"""Simple treatments: `Recode` (map categories) and `RemoveColumns`.
 
 Example
 -------
@@ -52,7 +52,7 @@ def recode_values(s: pd.Series, mapping: dict[Any, Any]) -> pd.Series:
 
 
 def _check_mapping(value: Any) -> dict[Any, Any]:
-    """``{old: new}`` as a dict of category labels, or :class:`ParameterError` (checked before
+    """``{old: new}`` as a dict of category labels, or `ParameterError` (checked before
     copying: no conversion of text, lists of pairs or iterators)."""
     if not isinstance(value, Mapping):
         raise ParameterError(

@@ -1,6 +1,6 @@
 """Grouping categories: merge categories of a key variable into new ones (sdcMicro
-``groupAndRename``): the kernel :func:`group_categories` and the treatment
-:class:`GroupCategories` (``"group_categories"``).
+``groupAndRename``): the kernel `group_categories` and the treatment
+`GroupCategories` (``"group_categories"``).
 
 Reference: Templ, Kowarik & Meindl (2015), J. Stat. Softw. 67(4), sec. 4.1.
 """

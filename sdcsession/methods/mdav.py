@@ -1,10 +1,10 @@
 """MDAV grouping (Maximum Distance to Average Vector), the grouping kernel of
-:func:`~sdcsession.methods.microaggregation.microaggregation` with ``method="mdav"``.
+`microaggregation` with ``method="mdav"``.
 
-The algorithm and its references are described in :mod:`sdcsession.methods.microaggregation`.
-:func:`mdav_groups` returns the group labels of standardised, complete records; the plain scans
-(:func:`_mdav_scan`) and the iterations on the leaf index (:func:`_mdav_tree`, index in
-:mod:`sdcsession.methods._mdav_index`) are exact and give the same groups.
+The algorithm and its references are described in `sdcsession.methods.microaggregation`.
+`mdav_groups` returns the group labels of standardised, complete records; the plain scans
+(`_mdav_scan`) and the iterations on the leaf index (`_mdav_tree`, index in
+`sdcsession.methods._mdav_index`) are exact and give the same groups.
 
 Notes
 -----
@@ -155,10 +155,10 @@ def mdav_groups(z: np.ndarray, k: int, *, progress: bool | None = None) -> np.nd
     """MDAV group labels (0, 1, ...) for the rows of ``z`` (already standardised, no NaN).
 
     Exact MDAV (see the module docstrings here and of
-    :mod:`sdcsession.methods.microaggregation`). While at least ``SCAN_BELOW`` records remain, the
+    `sdcsession.methods.microaggregation`). While at least ``SCAN_BELOW`` records remain, the
     branch-and-bound leaf index avoids the O(n²/k) scans; the rest is done by plain vectorised
-    scans (:func:`_mdav_scan`). Groups have k..2k−1 records (one group when n < 2k).
-    ``progress``: show a progress bar (None: automatic, see :mod:`sdcsession.progress`).
+    scans (`_mdav_scan`). Groups have k..2k−1 records (one group when n < 2k).
+    ``progress``: show a progress bar (None: automatic, see `sdcsession.progress`).
 
     Example
     -------

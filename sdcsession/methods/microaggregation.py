@@ -28,7 +28,7 @@ Methods
 
 Notes
 -----
-Speed of MDAV: see :mod:`sdcsession.methods.mdav` (a branch-and-bound leaf index on large
+Speed of MDAV: see `sdcsession.methods.mdav` (a branch-and-bound leaf index on large
 inputs, plain vectorised scans on the rest; exact).
 
 Missing values. Records complete on the treated columns are aggregated as above. Records with a
@@ -293,7 +293,7 @@ def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *
 # --------------------------------------------------------------------------- treatment
 @attrs.frozen
 class Microaggregation(Treatment):
-    """Microaggregation treatment (tag ``"microaggregation"``); see :func:`microaggregation`.
+    """Microaggregation treatment (tag ``"microaggregation"``); see `microaggregation`.
 
     >>> Microaggregation(["income"], k=3).describe()
     "microaggregation(columns=['income'], k=3, method='mdav', strata=[], aggregate='mean', sort_by=None)"

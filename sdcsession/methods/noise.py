@@ -112,7 +112,7 @@ NOISE_METHODS = ("additive", "correlated", "correlated2", "outliers", "romm")
 
 # --------------------------------------------------------------------------- shared helpers
 def _names(value: Any, what: str) -> tuple[str, ...]:
-    """Column names as a non-empty tuple, or :class:`ParameterError`."""
+    """Column names as a non-empty tuple, or `ParameterError`."""
     return param_names(value, what, required=True)
 
 
@@ -121,7 +121,7 @@ def _opt_names(value: Any, what: str) -> tuple[str, ...]:
 
 
 def _fraction(value: Any, what: str) -> float:
-    """A float in [0, 1] or :class:`ParameterError`."""
+    """A float in [0, 1] or `ParameterError`."""
     try:
         f = float(value)
     except (TypeError, ValueError):
@@ -135,7 +135,7 @@ def numeric_block(data: pd.DataFrame, columns: tuple[str, ...] | list[str], what
                   *, min_sd: bool = True) -> np.ndarray:
     """The columns as an n×p float64 array (NaN = missing), checked for numeric use.
 
-    Raises :class:`TreatmentError` for unknown, non-numeric (including categorical and boolean),
+    Raises `TreatmentError` for unknown, non-numeric (including categorical and boolean),
     all-missing, infinite or (with ``min_sd``) constant columns.
 
     >>> numeric_block(pd.DataFrame({"a": [1, 2, None]}), ["a"], "noise").ravel().tolist()
@@ -179,7 +179,7 @@ def robust_distance(x: np.ndarray, *, max_steps: int = 50) -> np.ndarray:
     covariance from them, repeat until the subset no longer changes (concentration steps,
     Rousseeuw & Van Driessen 1999; each step does not increase the determinant). The scatter is
     multiplied by the consistency factor ``median(d²)/χ²_p(0.5)``. A singular subset covariance
-    gets a small ridge instead of an error. The fit is :func:`sdcsession.risk.robust.mcd`
+    gets a small ridge instead of an error. The fit is `sdcsession.risk.robust.mcd`
     (``h="ceil"``, ``exact_fit="ridge"``, no random starts).
 
     For n > ``SUBSAMPLE`` (200,000) records the concentration steps run on a systematic subsample
@@ -408,7 +408,7 @@ def _warn_covariance(info: dict[str, Any], columns: tuple[str, ...]) -> None:
 # --------------------------------------------------------------------------- treatment
 @attrs.frozen
 class AddNoise(Treatment):
-    """Noise addition treatment (tag ``"add_noise"``); see :func:`add_noise`.
+    """Noise addition treatment (tag ``"add_noise"``); see `add_noise`.
 
     >>> AddNoise(["income"], noise=1.5).to_dict()["noise"]
     1.5

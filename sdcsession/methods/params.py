@@ -41,7 +41,7 @@ def is_missing(value: Any) -> bool:
 
 def param_names(value: Any, what: str, *, required: bool = False,
                 unique: bool = True) -> tuple[str, ...]:
-    """Column names of a treatment parameter as a tuple, or :class:`ParameterError`.
+    """Column names of a treatment parameter as a tuple, or `ParameterError`.
 
     ``required``: at least one name; ``unique``: no name twice.
 
@@ -101,7 +101,7 @@ def _type_hint(value: Any) -> str:
 
 
 def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
-    """``value`` as a Python int in ``[lo, hi]``, or :class:`ParameterError` naming ``name``.
+    """``value`` as a Python int in ``[lo, hi]``, or `ParameterError` naming ``name``.
 
     Only integers are accepted (``int`` or a numpy integer): no bool, no float, no text: types are
     checked, never coerced.
@@ -126,7 +126,7 @@ def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = Non
 
 def check_number(name: str, value: Any, lo: float | None = None, hi: float | None = None, *,
                  lo_open: bool = False, hi_open: bool = False, finite: bool = True) -> float:
-    """``value`` as a float in the given range, or :class:`ParameterError` naming ``name``.
+    """``value`` as a float in the given range, or `ParameterError` naming ``name``.
 
     Accepted: ``int``, ``float`` and numpy numbers; refused: bool, text, ``None``, containers,
     NaN, integers too large for a float, and (``finite=True``) infinities. ``lo_open`` /
@@ -159,7 +159,7 @@ def check_number(name: str, value: Any, lo: float | None = None, hi: float | Non
 
 
 def check_bool(name: str, value: Any) -> bool:
-    """``value`` as a bool, or :class:`ParameterError`: only ``True``/``False`` (or numpy bools).
+    """``value`` as a bool, or `ParameterError`: only ``True``/``False`` (or numpy bools).
 
     ``"no"``, ``0`` or ``1`` are refused rather than read as a truth value.
 
@@ -174,7 +174,7 @@ def check_bool(name: str, value: Any) -> bool:
 
 
 def check_choice(name: str, value: Any, choices: tuple[Any, ...] | list[Any]) -> Any:
-    """``value`` if it is one of ``choices`` (compared as text labels), else :class:`ParameterError`.
+    """``value`` if it is one of ``choices`` (compared as text labels), else `ParameterError`.
 
     >>> check_choice("kind", "top", ("top", "bottom"))
     'top'
@@ -190,7 +190,7 @@ _LABEL_TYPES = (str, int, float, bool, np.integer, np.floating, np.bool_, np.str
 
 def check_label(name: str, value: Any, *, missing: bool = True) -> Any:
     """``value`` if it can be a category label: a string, number or bool (``missing=True``: also
-    ``None`` / NaN), else :class:`ParameterError`. Lists, dicts, sets, tuples and other objects
+    ``None`` / NaN), else `ParameterError`. Lists, dicts, sets, tuples and other objects
     are refused: they cannot be categories of a column nor be written to a recipe.
 
     >>> check_label("mapping value", "north")
@@ -208,7 +208,7 @@ def check_label(name: str, value: Any, *, missing: bool = True) -> Any:
 
 
 def check_size(name: str, value: Any, limit: int = MAX_LABELS) -> int:
-    """``len(value)`` when it is at most ``limit``, else :class:`ParameterError` (checked before
+    """``len(value)`` when it is at most ``limit``, else `ParameterError` (checked before
     anything is built from ``value``, so a request for 10**9 categories fails at once).
 
     >>> check_size("labels", ["a", "b"])
@@ -224,7 +224,7 @@ def check_size(name: str, value: Any, limit: int = MAX_LABELS) -> int:
 
 
 def require_columns(data: pd.DataFrame, columns: tuple[str, ...] | list[str], what: str) -> None:
-    """Raise :class:`TreatmentError` naming every column of ``columns`` absent from ``data``."""
+    """Raise `TreatmentError` naming every column of ``columns`` absent from ``data``."""
     missing = [c for c in columns if c not in data.columns]
     if missing:
         raise TreatmentError(f"{what}: unknown column(s) {missing}; the data has {list(data.columns)}")

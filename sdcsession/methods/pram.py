@@ -326,7 +326,7 @@ def _check_stochastic(m: Any, where: str) -> None:
 
 @attrs.frozen
 class Pram(Treatment):
-    """Invariant PRAM treatment (tag ``"pram"``); see :func:`pram` for pd, alpha and matrix.
+    """Invariant PRAM treatment (tag ``"pram"``); see `pram` for pd, alpha and matrix.
 
     >>> Pram(["water"], pd=0.8, alpha=0.5).params()["alpha"]
     0.5

@@ -2,13 +2,13 @@
 rounding.
 
 Each treatment is a pure kernel on a Series (usable without a session) plus a frozen
-:class:`~sdcsession.methods.base.Treatment`: :class:`GlobalRecode` (``"global_recode"``),
-:class:`GroupCategories` (``"group_categories"``), :class:`TopBottomCode` (``"top_bottom_code"``),
-:class:`RoundValues` (``"round_values"``).
+`Treatment`: `GlobalRecode` (``"global_recode"``),
+`GroupCategories` (``"group_categories"``), `TopBottomCode` (``"top_bottom_code"``),
+`RoundValues` (``"round_values"``).
 
 This module holds global recoding; grouping categories, top/bottom coding and rounding live in
-:mod:`sdcsession.methods.category_grouping`, :mod:`sdcsession.methods.top_bottom_coding` and
-:mod:`sdcsession.methods.rounding` and are re-exported here.
+`sdcsession.methods.category_grouping`, `sdcsession.methods.top_bottom_coding` and
+`sdcsession.methods.rounding` and are re-exported here.
 
 Reference: Hundepool et al. (2012), *Statistical Disclosure Control*, Wiley, sec. 3.4 (global
 recoding, top and bottom coding, rounding); Templ, Kowarik & Meindl (2015), J. Stat. Softw. 67(4),
@@ -214,7 +214,7 @@ def global_recode(
 
     With breaks b_0 < b_1 < ... < b_m, value x falls in interval j when b_(j-1) < x <= b_j
     (``right=True``; labels ``"(b_(j-1),b_j]"``) or b_(j-1) <= x < b_j (``right=False``; labels
-    ``"[b_(j-1),b_j)"``). Values outside the breaks raise :class:`TreatmentError` naming them,
+    ``"[b_(j-1),b_j)"``). Values outside the breaks raise `TreatmentError` naming them,
     unless ``include_outside=True`` (the outer intervals then extend to -inf / inf). Missing values
     stay missing.
 
@@ -313,7 +313,7 @@ def _check_labels(v: Any) -> tuple[str, ...] | None:
 
 @attrs.frozen
 class GlobalRecode(Treatment):
-    """Recode a numeric key or numeric variable into interval categories (see :func:`global_recode`).
+    """Recode a numeric key or numeric variable into interval categories (see `global_recode`).
 
     The column must be a key or numeric role; a numeric-role column becomes a key variable (its
     values are now categories). ``breaks`` is a list of cut points or, as in sdcMicro, a number of

@@ -1,5 +1,5 @@
 """Rounding of numeric variables to decimals or to multiples of a base: the kernel
-:func:`round_values` and the treatment :class:`RoundValues` (``"round_values"``).
+`round_values` and the treatment `RoundValues` (``"round_values"``).
 
 Reference: Hundepool et al. (2012), *Statistical Disclosure Control*, Wiley, sec. 3.4.
 """

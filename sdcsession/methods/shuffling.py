@@ -121,7 +121,7 @@ def shuffle(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
 
 @attrs.frozen
 class Shuffle(Treatment):
-    """Data shuffling treatment (tag ``"shuffle"``); see :func:`shuffle`.
+    """Data shuffling treatment (tag ``"shuffle"``); see `shuffle`.
 
     >>> Shuffle(["income"], by=["age"]).to_dict()
     {'type': 'shuffle', 'columns': ['income'], 'by': ['age']}

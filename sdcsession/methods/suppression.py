@@ -1,8 +1,8 @@
 """Local suppression: set key values to missing until every record is k-anonymous, or below a risk.
 
-Kernels (no session needed): :func:`local_suppression` and :func:`suppress_by_risk` return the new
-DataFrame and JSON-serialisable notes. Treatments: :class:`LocalSuppression` (``"local_suppression"``)
-and :class:`SuppressByRisk` (``"suppress_by_risk"``); the risk-driven pair is defined in the
+Kernels (no session needed): `local_suppression` and `suppress_by_risk` return the new
+DataFrame and JSON-serialisable notes. Treatments: `LocalSuppression` (``"local_suppression"``)
+and `SuppressByRisk` (``"suppress_by_risk"``); the risk-driven pair is defined in the
 private module ``_risk_suppression`` and documented here.
 
 Missing key values are wildcards (sdcMicro ``alpha = 1``): record *j* is compatible with record *i*
@@ -108,9 +108,9 @@ def local_suppression(
     ``sum(size²) / n``, so a household-level key is suppressed only when it repairs that many more
     violators than a person-level one. After the spread (whose values are wildcards too), the
     restoration pass runs again on the person-level suppressions. A stratum with fewer than k
-    records (total weight below k) cannot be protected: nothing is suppressed there, an :class:`SdcWarning` says so and ``notes`` report
+    records (total weight below k) cannot be protected: nothing is suppressed there, an `SdcWarning` says so and ``notes`` report
     the records left (``unresolvable``). ``progress``: a bar counting the records found safe (None:
-    automatic, see :mod:`sdcsession.progress`).
+    automatic, see `sdcsession.progress`).
 
     Returns ``(new_df, notes)`` with notes ``suppressed`` (per key), ``total``,
     ``violations_after``, ``unresolvable``, ``restored`` (suppressions removed by the second pass),
@@ -284,7 +284,7 @@ def _household_consistent(hid: np.ndarray, hk: Sequence[str], keys: Sequence[str
 # ----------------------------------------------------------------------------- treatments
 @attrs.frozen
 class LocalSuppression(Treatment):
-    """Local suppression to k-anonymity of the key variables (see :func:`local_suppression`).
+    """Local suppression to k-anonymity of the key variables (see `local_suppression`).
 
     ``importance``: key names, most important first (suppressed last). ``strata``: columns to
     solve separately (default: the strata role). ``combinations``: subset size(s) of the keys that

@@ -122,7 +122,7 @@ def rank_swap(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, p: fl
 
 @attrs.frozen
 class RankSwap(Treatment):
-    """Rank swapping treatment (tag ``"rank_swap"``); see :func:`rank_swap`.
+    """Rank swapping treatment (tag ``"rank_swap"``); see `rank_swap`.
 
     >>> RankSwap(["income"], p=5).to_dict()
     {'type': 'rank_swap', 'columns': ['income'], 'p': 5.0}

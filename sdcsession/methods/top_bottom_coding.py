@@ -1,5 +1,5 @@
 """Top and bottom coding of a numeric or ordered categorical variable (sdcMicro ``topBotCoding``):
-the kernel :func:`top_bottom_code` and the treatment :class:`TopBottomCode` (``"top_bottom_code"``).
+the kernel `top_bottom_code` and the treatment `TopBottomCode` (``"top_bottom_code"``).
 
 Reference: Hundepool et al. (2012), *Statistical Disclosure Control*, Wiley, sec. 3.4.
 """
@@ -54,7 +54,7 @@ def top_bottom_code(series: pd.Series, value: Any, replacement: Any = None, *,
     nullable (``Int64``, ``Float64``) column. Ordered categorical: the categories after (before)
     ``value`` in the order are merged into ``replacement`` (default ``value``), placed at the end
     (start); a missing replacement makes them missing and drops those categories. Unordered
-    categorical or text columns raise :class:`TreatmentError`.
+    categorical or text columns raise `TreatmentError`.
 
     Example
     -------

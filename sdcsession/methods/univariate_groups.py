@@ -1,8 +1,8 @@
 """Univariate groupings of microaggregation: individual ranking and optimal univariate.
 
-:func:`ranking_groups` (consecutive groups of k in sorted order; methods ``"individual_ranking"``
-and ``"single"`` of :func:`~sdcsession.methods.microaggregation.microaggregation`) and
-:func:`optimal_univariate_groups` (the k-partition of minimum within-group sum of squares; method
+`ranking_groups` (consecutive groups of k in sorted order; methods ``"individual_ranking"``
+and ``"single"`` of `microaggregation`) and
+`optimal_univariate_groups` (the k-partition of minimum within-group sum of squares; method
 ``"optimal_univariate"``). Both return group labels 0, 1, ... with groups of k..2k−1 records.
 """
 

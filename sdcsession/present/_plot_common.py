@@ -1,8 +1,8 @@
 """What every plot shares: the palette and axis titles, Axes creation and styling, PNG export, and
 turning the scenarios or DataFrames given to a plot into named datasets / steps.
 
-matplotlib is imported only inside the functions. The public names (:data:`PALETTE`,
-:data:`LABELS`, :func:`to_png`) are importable from `sdcsession.present.plotting`.
+matplotlib is imported only inside the functions. The public names (`PALETTE`,
+`LABELS`, `to_png`) are importable from `sdcsession.present.plotting`.
 """
 
 from __future__ import annotations

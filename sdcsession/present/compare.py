@@ -1,15 +1,15 @@
-"""Scenarios side by side: :func:`compare`, the risk–utility :func:`frontier`, the history :func:`tree`.
+"""Scenarios side by side: `compare`, the risk–utility `frontier`, the history `tree`.
 
-A *scenario* is a session (its HEAD) or any step of a history tree. :func:`compare` gives one row per
+A *scenario* is a session (its HEAD) or any step of a history tree. `compare` gives one row per
 scenario with the measures chosen by the roles; every figure is read through
-:meth:`State.measure <sdcsession.session.state.State.measure>`, so it is computed once per state and cached
+`State.measure <sdcsession.session.state.State.measure>`, so it is computed once per state and cached
 there (comparing the same scenarios again, or a scenario that shares a state with another one,
 recomputes nothing).
 
-The columns a comparison can show are :class:`MeasureSpec` objects (:data:`DEFAULT_MEASURES`,
-chosen per scenario set by :func:`default_measures`). The history tree view (:func:`tree`,
-:class:`TreeView`, :func:`steps_text`) lives in `sdcsession.present.steps` and the estimates with
-confidence intervals (:func:`estimates`) in `sdcsession.present.estimates`; both are importable
+The columns a comparison can show are `MeasureSpec` objects (`DEFAULT_MEASURES`,
+chosen per scenario set by `default_measures`). The history tree view (`tree`,
+`TreeView`, `steps_text`) lives in `sdcsession.present.steps` and the estimates with
+confidence intervals (`estimates`) in `sdcsession.present.estimates`; both are importable
 from here as well.
 
 Example
@@ -108,7 +108,7 @@ def default_measures(states: Sequence[State]) -> list[MeasureSpec]:
     household expected re-identifications with a household; suppressions in the keys; IL1s
     (numeric variables), eigen and γ (two or more numeric variables); λ always; the global data
     utility GDU (higher = more utility) when cheap: every state has at most
-    :data:`GDU_MAX_RECORDS` records.
+    `GDU_MAX_RECORDS` records.
 
     >>> [m.column for m in default_measures([])]
     []
@@ -216,21 +216,21 @@ def compare(*items: Any, measures: Any = None, original: bool = False) -> pd.Dat
 
     ``items`` are sessions (their HEAD), steps of any history tree, or iterables of them
     (``compare(s.history)`` compares every step of one scenario). ``measures`` is ``None`` for the
-    defaults chosen by the roles (:func:`default_measures`: expected re-identifications,
+    defaults chosen by the roles (`default_measures`: expected re-identifications,
     k-violations for k = 2, 3, 5, suppressions, IL1s, eigen, γ, λ, GDU when registered), or a list
     of column names of those defaults, registered measure names, ``(name, params)`` pairs or
-    :class:`MeasureSpec`. ``original=True`` adds the root of the first scenario's tree as a first
+    `MeasureSpec`. ``original=True`` adds the root of the first scenario's tree as a first
     row named ``"original"``.
 
     Columns: ``scenario`` (name), ``step`` (id of the step), ``depth``, ``steps`` (the
     treatments as short text), then one column per measure (lower is better for all defaults).
-    A measure that cannot be computed on a state (a :class:`~sdcsession.errors.MeasureError`, e.g.
-    a constant variable) is NaN with an :class:`~sdcsession.errors.SdcWarning` naming it; a
+    A measure that cannot be computed on a state (a `MeasureError`, e.g.
+    a constant variable) is NaN with an `SdcWarning` naming it; a
     measure that does not apply (no numeric variables) is NaN silently. ``df.attrs["original"]``
     holds the measures of the original data (the root of the first scenario's tree) for the R-U
     map anchors, ``df.attrs["roles"]`` maps each measure column to ``"risk"`` or ``"loss"``.
 
-    Every value is read through :meth:`State.measure`, i.e. computed once per state.
+    Every value is read through `State.measure`, i.e. computed once per state.
 
     Example
     -------

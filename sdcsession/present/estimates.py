@@ -1,6 +1,6 @@
-"""Point estimates with confidence intervals across scenarios: :func:`estimates` (a benchmark
+"""Point estimates with confidence intervals across scenarios: `estimates` (a benchmark
 indicator or a regression coefficient per scenario), the table that
-:func:`sdcsession.present.plotting.ci_plot` draws.
+`sdcsession.present.plotting.ci_plot` draws.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ def estimates(*items: Any, indicator: Any = None, formula: str | None = None,
               term: str | None = None, weight: str | None = None, level: float = 0.95,
               method: str = "normal", n_boot: int = 200, seed: int = 0,
               original: bool = True) -> pd.DataFrame:
-    """Point estimates with confidence intervals across scenarios (for :func:`plotting.ci_plot`).
+    """Point estimates with confidence intervals across scenarios (for `plotting.ci_plot`).
 
     Either a benchmark ``indicator`` (``"mean:income"``, see
-    :func:`sdcsession.utility.benchmark.indicator_ci`, overall group only) or the coefficient
+    `sdcsession.utility.benchmark.indicator_ci`, overall group only) or the coefficient
     ``term`` of a (weighted) least-squares regression ``formula`` (patsy notation, parsed by
     ``sdcsession.formula`` and never evaluated as Python, e.g. ``"income ~ C(sex) + age"``,
     term ``"C(sex)[T.m]"``; Wald interval ``b ± z·SE``).

@@ -1,6 +1,6 @@
-"""The data before and after: distributions of a numeric variable (:func:`distributions`:
+"""The data before and after: distributions of a numeric variable (`distributions`:
 histogram, kernel density, box plot) and mosaic plots of one or two categorical variables
-(:func:`mosaic`), original vs masked or across scenarios.
+(`mosaic`), original vs masked or across scenarios.
 
 matplotlib, scipy and statsmodels are imported inside the functions; both are importable from
 `sdcsession.present.plotting`.

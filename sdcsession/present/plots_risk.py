@@ -1,6 +1,6 @@
-"""Risk and what it cost, per scenario: suppressions per key variable (:func:`suppressions`), the
-distribution of the individual risk (:func:`risk_distribution`) and estimates with confidence
-intervals across scenarios (:func:`ci_plot`, a forest plot).
+"""Risk and what it cost, per scenario: suppressions per key variable (`suppressions`), the
+distribution of the individual risk (`risk_distribution`) and estimates with confidence
+intervals across scenarios (`ci_plot`, a forest plot).
 
 matplotlib is imported lazily (by the Axes helpers); the functions are importable from
 `sdcsession.present.plotting`.
@@ -130,7 +130,7 @@ def ci_plot(table: pd.DataFrame, *, label: str = "scenario", estimate: str = "es
             title: str | None = None, ax: Axes | None = None) -> Axes:
     """Point estimates and confidence intervals across scenarios (a forest plot).
 
-    One row per scenario (``table`` as from :func:`sdcsession.present.compare.estimates`); the reference
+    One row per scenario (``table`` as from `sdcsession.present.compare.estimates`); the reference
     row (``"original"``) is drawn in dark grey with its interval shaded across the plot and its
     estimate as a dashed line, so that a scenario whose interval leaves the band stands out.
 

@@ -1,5 +1,5 @@
 """Risk against information loss: the R-U confidentiality map with the non-dominated frontier
-(:func:`ru_map`) and the risk along the steps of one scenario (:func:`risk_path`).
+(`ru_map`) and the risk along the steps of one scenario (`risk_path`).
 
 matplotlib is imported lazily (by the Axes helpers); both functions are importable from
 `sdcsession.present.plotting`.
@@ -61,12 +61,12 @@ def ru_map(data: Any, *more: Any, risk: str = "expected_reidentifications",
     literature's anchors become **original data** (no loss, the original risk) and **no release**
     (total loss, zero risk; at loss 1 for measures bounded by 1 — λ, γ —, at the number of key
     cells for suppressions, else at the right edge, marked with an arrow). The non-dominated
-    scenarios (:func:`sdcsession.present.compare.frontier`) are joined by the frontier staircase, the
+    scenarios (`sdcsession.present.compare.frontier`) are joined by the frontier staircase, the
     dominated ones are drawn hollow. ``threshold`` draws the maximum tolerable risk.
     ``anchors=False`` leaves the anchors out and zooms on the scenarios. Labels that would overlap
     are moved to another side of their point.
 
-    ``data`` is the DataFrame of :func:`sdcsession.present.compare.compare` or sessions/steps (compared
+    ``data`` is the DataFrame of `sdcsession.present.compare.compare` or sessions/steps (compared
     with the default measures). ``loss=None`` picks λ, else IL1s, else suppressions.
 
     Example
@@ -153,7 +153,7 @@ def risk_path(scenario: Any, *, risk: str | Sequence[str] = "expected_reidentifi
               loss: str | None = None, ax: Axes | None = None) -> Axes:
     """Risk after every step from the original to a scenario's HEAD (or a given step).
 
-    One line per ``risk`` column of :func:`sdcsession.present.compare.compare` on the left axis, and
+    One line per ``risk`` column of `sdcsession.present.compare.compare` on the left axis, and
     ``loss`` (optional) dashed on a right-hand axis. The steps are the x-axis, labelled with
     their short text.
 

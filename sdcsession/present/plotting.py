@@ -6,14 +6,14 @@ tree, or — for the data plots — plain DataFrames; the original data comes fr
 tree (``original=True``). Record-level values are never written as text; box plots draw outliers
 as points only when ``fliers=True`` (the report never uses them).
 
-- :func:`ru_map`: the R-U confidentiality map (Duncan, Keller-McNulty & Stokes 2001) with the
+- `ru_map`: the R-U confidentiality map (Duncan, Keller-McNulty & Stokes 2001) with the
   non-dominated frontier, labels, and the "original data" and "no release" anchors;
-- :func:`distributions`: numeric variable before/after (histogram, kernel density, box plot);
-- :func:`mosaic`: one or two categorical variables, original vs masked / across scenarios;
-- :func:`suppressions`: suppressions per key variable (grouped bars);
-- :func:`risk_distribution`: distribution of the individual risk (ECDF or histogram);
-- :func:`risk_path`: risk (and information loss) after every step of a scenario;
-- :func:`ci_plot`: point estimates with confidence intervals across scenarios.
+- `distributions`: numeric variable before/after (histogram, kernel density, box plot);
+- `mosaic`: one or two categorical variables, original vs masked / across scenarios;
+- `suppressions`: suppressions per key variable (grouped bars);
+- `risk_distribution`: distribution of the individual risk (ECDF or histogram);
+- `risk_path`: risk (and information loss) after every step of a scenario;
+- `ci_plot`: point estimates with confidence intervals across scenarios.
 
 Example
 -------
@@ -54,25 +54,25 @@ class SessionPlots:
         self._s = session
 
     def ru_map(self, *others: Any, **kw: Any) -> Axes:
-        """R-U map of this session and ``others`` (see :func:`ru_map`)."""
+        """R-U map of this session and ``others`` (see `ru_map`)."""
         return ru_map(compare(self._s, *others), **kw)
 
     def distributions(self, column: str, *others: Any, **kw: Any) -> Axes:
-        """Before/after distribution of ``column`` (see :func:`distributions`)."""
+        """Before/after distribution of ``column`` (see `distributions`)."""
         return distributions(self._s, *others, column=column, **kw)
 
     def mosaic(self, columns: str | Sequence[str], *others: Any, **kw: Any) -> Figure:
-        """Mosaic of one or two categorical variables, original vs HEAD (see :func:`mosaic`)."""
+        """Mosaic of one or two categorical variables, original vs HEAD (see `mosaic`)."""
         return mosaic(self._s, *others, columns=columns, **kw)
 
     def suppressions(self, *others: Any, **kw: Any) -> Axes:
-        """Suppressions per key variable (see :func:`suppressions`)."""
+        """Suppressions per key variable (see `suppressions`)."""
         return suppressions(self._s, *others, **kw)
 
     def risk_distribution(self, *others: Any, **kw: Any) -> Axes:
-        """Individual-risk distribution, original vs HEAD (see :func:`risk_distribution`)."""
+        """Individual-risk distribution, original vs HEAD (see `risk_distribution`)."""
         return risk_distribution(self._s, *others, **kw)
 
     def risk_path(self, **kw: Any) -> Axes:
-        """Risk after each step of this scenario (see :func:`risk_path`)."""
+        """Risk after each step of this scenario (see `risk_path`)."""
         return risk_path(self._s, **kw)

@@ -1,9 +1,9 @@
-"""Scenarios as steps of the history tree: naming them (:func:`scenarios`), describing them in
-one short line (:func:`step_text`, :func:`steps_text`), and the whole tree with the HEADs of the
-live sessions marked (:func:`tree`, :class:`TreeView`).
+"""Scenarios as steps of the history tree: naming them (`scenarios`), describing them in
+one short line (`step_text`, `steps_text`), and the whole tree with the HEADs of the
+live sessions marked (`tree`, `TreeView`).
 
 A *scenario* is a session (its HEAD) or any step of a history tree. These are the pieces that
-:func:`sdcsession.present.compare.compare`, the plots and the report share.
+`sdcsession.present.compare.compare`, the plots and the report share.
 """
 
 from __future__ import annotations

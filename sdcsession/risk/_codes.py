@@ -78,7 +78,7 @@ def check_frame(df: object, what: str = "data") -> pd.DataFrame:
 
 
 def as_keys(keys: str | Iterable[str] | None, what: str = "keys") -> list[str]:
-    """Normalise a column name or list of names; raise :class:`ParameterError` when empty/invalid."""
+    """Normalise a column name or list of names; raise `ParameterError` when empty/invalid."""
     if keys is None:
         raise ParameterError(f"{what}: no columns given")
     if isinstance(keys, str):
@@ -104,7 +104,7 @@ def as_keys(keys: str | Iterable[str] | None, what: str = "keys") -> list[str]:
 
 
 def check_columns(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
-    """Raise :class:`MeasureError` naming every column of ``columns`` absent from ``df``."""
+    """Raise `MeasureError` naming every column of ``columns`` absent from ``df``."""
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise MeasureError(

@@ -28,7 +28,7 @@ counted per key combination: an identification database or a census), the sampli
 (``F_i`` = sum of the weights of the class, sdcMicro's ``Fk``), or the sample itself (``F = f``:
 journalist = prosecutor, marketer = J / n).
 
-Counts: without a ``population`` frame, ``f`` and ``F`` are :func:`~sdcsession.risk.frequencies`
+Counts: without a ``population`` frame, ``f`` and ``F`` are `frequencies`
 (sdcMicro's ``fk``/``Fk``, missing key values as wildcards weighted by ``alpha``); with a
 ``population`` frame classes are exact key combinations in both files (a missing value is a
 category of its own) and every sample class must occur in the population at least as often.
@@ -77,7 +77,7 @@ __all__ = ["AttackerRisk", "attacker_models"]
 
 @attrs.frozen(eq=False)
 class AttackerRisk:
-    """Result of :func:`attacker_models`.
+    """Result of `attacker_models`.
 
     Attributes
     ----------
@@ -190,7 +190,7 @@ def attacker_models(
         i.e. classes of at least 5).
     alpha : float
         Weight of wildcard matches for missing key values (see
-        :func:`~sdcsession.risk.frequencies`; not used with ``population``).
+        `frequencies`; not used with ``population``).
 
     Returns
     -------

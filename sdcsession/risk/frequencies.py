@@ -182,7 +182,7 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
 
 
 def warn_fk_above_Fk(fk: np.ndarray, Fk: np.ndarray, index: pd.Index) -> None:
-    """Warn (:class:`SdcWarning`) naming the records whose estimated population frequency Fk is
+    """Warn (`SdcWarning`) naming the records whose estimated population frequency Fk is
     below their sample frequency fk (weights < 1 somewhere: pk = fk/Fk would exceed 1)."""
     bad = np.flatnonzero(Fk < fk * (1 - 1e-12))
     if bad.size:

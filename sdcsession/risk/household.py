@@ -116,7 +116,7 @@ def household_risk(
     """Household risk of every record, aligned to ``df.index`` (name ``household_risk``).
 
     r_h = 1 − ∏_{i in h}(1 − r_i) with r_i the individual risk of
-    :func:`~sdcsession.risk.individual_risk` (same ``keys``, ``weight``, ``alpha``, ``method``).
+    `individual_risk` (same ``keys``, ``weight``, ``alpha``, ``method``).
     ``weight`` is required as a keyword (``None`` for unweighted data, risk 1/fk).
 
     Reference: Templ, Kowarik & Meindl (2015), J. Stat. Softw. 67(4), sec. 3.3.

@@ -14,7 +14,7 @@ Benedetti–Franconi formulas, exact for fk = 1, 2 and an approximation above:
     fk > 2:  r = pk / (fk − (1 − pk))
 
 and r = 1/fk where fk == Fk (pk = 1). Without sampling weights the risk is 1/fk. Records with
-Fk < fk (weights below 1; pk > 1) are computed with pk = 1 after a :class:`SdcWarning`.
+Fk < fk (weights below 1; pk > 1) are computed with pk = 1 after a `SdcWarning`.
 ``fk`` equal to 1 or 2 is tested exactly; fractional fk (alpha strictly between 0 and 1) other than
 1 or 2 uses the fk > 2 branch, as sdcMicro does.
 
@@ -155,8 +155,8 @@ def individual_risk_from_freq(
     """Individual risk from precomputed frequencies (see the module docstring for the formulas).
 
     ``Fk=None`` means unweighted data: the risk is ``1/fk``. The result is a Series named ``risk``
-    with ``fk``'s index when ``fk`` is a Series. ``warn=False`` skips the :class:`SdcWarning` about
-    records with Fk < fk (for callers whose frequencies came from :func:`frequencies`, which has
+    with ``fk``'s index when ``fk`` is a Series. ``warn=False`` skips the `SdcWarning` about
+    records with Fk < fk (for callers whose frequencies came from `frequencies`, which has
     already warned).
 
     >>> individual_risk_from_freq([1, 2, 4], [1, 20, 40]).round(5).tolist()
@@ -190,7 +190,7 @@ def individual_risk(
 ) -> pd.Series:
     """Individual re-identification risk of every record, aligned to ``df.index`` (name ``risk``).
 
-    fk and Fk come from :func:`~sdcsession.risk.frequencies` (missing keys as wildcards weighted by
+    fk and Fk come from `frequencies` (missing keys as wildcards weighted by
     ``alpha``); ``method="approx"`` is sdcMicro's Benedetti–Franconi approximation, ``"exact"`` the
     closed form (pk/fk)·₂F₁(1, 1; fk+1; 1−pk); without ``weight`` the risk is 1/fk.
 

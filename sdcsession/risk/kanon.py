@@ -1,7 +1,7 @@
 """k-anonymity: violations and the μ-ARGUS-style table of unsafe key combinations.
 
 A record violates k-anonymity when its sample frequency fk (missing keys as wildcards, see
-:func:`~sdcsession.risk.frequencies`) is below k; the weighted variant compares the estimated
+`frequencies`) is below k; the weighted variant compares the estimated
 population frequency Fk with k instead.
 
 The *unsafe combinations* table follows μ-ARGUS ("combinations of key variables up to a given

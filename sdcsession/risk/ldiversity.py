@@ -153,7 +153,7 @@ def l_diversity(
 
 @attrs.frozen(eq=False)
 class LDiversitySummary:
-    """Summary of per-record l-diversity (:func:`l_diversity_summary`).
+    """Summary of per-record l-diversity (`l_diversity_summary`).
 
     Attributes
     ----------
@@ -192,7 +192,7 @@ class LDiversitySummary:
 def l_diversity_summary(ldiv: pd.DataFrame, *, c: float | None = None) -> LDiversitySummary:
     """Summaries of the per-record l-diversity of each sensitive variable (sdcMicro's print).
 
-    For every sensitive variable ``v`` of an :func:`l_diversity` result (columns ``v_distinct``,
+    For every sensitive variable ``v`` of an `l_diversity` result (columns ``v_distinct``,
     ``v_entropy``, ``v_recursive``): the six-number summary (min, first quartile, median, mean,
     third quartile, max; quantiles by linear interpolation, R's type 7) of each measure over the
     records, and the number of records per value of distinct l. sdcMicro's
@@ -202,7 +202,7 @@ def l_diversity_summary(ldiv: pd.DataFrame, *, c: float | None = None) -> LDiver
     Parameters
     ----------
     ldiv : pd.DataFrame
-        The result of :func:`l_diversity`.
+        The result of `l_diversity`.
     c : float, optional
         The recursive constant used (kept for display).
 

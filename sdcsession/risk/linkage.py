@@ -74,7 +74,7 @@ _BLOCK_ELEMENTS = 8_000_000
 
 @attrs.frozen(eq=False)
 class LinkageResult:
-    """Result of :func:`record_linkage`.
+    """Result of `record_linkage`.
 
     Attributes
     ----------

@@ -10,7 +10,7 @@ with ``t_d`` the threshold of the tables of dimension ``d``. The counts are *unw
 missing value is a category of its own (sdcMicro ``riskyCells`` tabulates with data.table, which
 groups missing values together); the comparison is ``<=`` as in μ-ARGUS ("the threshold is the
 maximum value of a cell which is still considered unsafe") and sdcMicro (``N <= threshold``).
-This is not the k-anonymity rule of :func:`~sdcsession.risk.unsafe_combinations` (``< k``,
+This is not the k-anonymity rule of `unsafe_combinations` (``< k``,
 missing values left out).
 
 Which tables:
@@ -237,7 +237,7 @@ def risky_cells(
     combinations : list of lists of key names, optional
         Exactly these tables.
     levels : mapping key -> 0..5, optional
-        μ-ARGUS identification levels; the tables are :func:`tables_from_levels` (with marginals).
+        μ-ARGUS identification levels; the tables are `tables_from_levels` (with marginals).
         sdcMicro's ``useIdentificationLevel=TRUE`` is ``max_dim=`` the number of distinct levels.
     by_table : bool
         Return one row per table instead of one per cell (sdcMicro's ``riskyCells`` output).

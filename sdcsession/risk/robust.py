@@ -1,8 +1,8 @@
 """Minimum covariance determinant (MCD): robust location and scatter, robust Mahalanobis distances.
 
 The one MCD implementation of the package. Noise addition flags multivariate outliers with it
-(:func:`sdcsession.methods.noise.robust_distance`, ``add_noise(method="outliers")``) and the
-robust eigenvalue difference uses its covariance (:func:`sdcsession.utility.continuous.mcd_covariance`).
+(`sdcsession.methods.noise.robust_distance`, ``add_noise(method="outliers")``) and the
+robust eigenvalue difference uses its covariance (`sdcsession.utility.continuous.mcd_covariance`).
 
 Algorithm (FastMCD, Rousseeuw & Van Driessen 1999). The MCD estimate of n records in p variables
 is the mean and covariance of the h records whose covariance matrix has the smallest determinant;
@@ -30,7 +30,7 @@ always use all records. The raw scatter is multiplied by the consistency factor
 have the χ²_p median. ``reweight=True`` adds one reweighting step: the final location and scatter
 are the mean and covariance of the records with consistency-corrected ``d² ≤ χ²_p(0.975)`` (no
 second consistency factor). A subset whose covariance is singular (h or more records on a
-hyperplane, the "exact fit" situation) raises :class:`~sdcsession.errors.MeasureError`
+hyperplane, the "exact fit" situation) raises `MeasureError`
 (``exact_fit="error"``) or gets a small ridge ``1e-9 · trace(Σ) · I`` (``exact_fit="ridge"``).
 
 ``consistency="robustbase"`` follows R's ``robustbase::covMcd`` (defaults alpha = 1/2, so
@@ -80,7 +80,7 @@ __all__ = ["MCD", "mcd", "mahalanobis2"]
 
 @attrs.frozen(eq=False)
 class MCD:
-    """Result of :func:`mcd` (arrays of the p variables; rows of ``x`` for the masks).
+    """Result of `mcd` (arrays of the p variables; rows of ``x`` for the masks).
 
     ``raw_location`` / ``raw_scatter``: mean and consistency-corrected covariance of the best
     h-subset; ``raw_support``: that subset (boolean mask over the rows of ``x``);
@@ -88,7 +88,7 @@ class MCD:
     ``consistency``: the factor ``median(d²)/χ²_p(0.5)`` applied to the raw scatter;
     ``log_det``: log determinant of the uncorrected covariance of the h-subset; ``h``: the
     subset size. ``location`` / ``scatter`` / ``support``: the reweighted estimate and the
-    records it uses when :func:`mcd` was called with ``reweight=True``, else the raw ones.
+    records it uses when `mcd` was called with ``reweight=True``, else the raw ones.
     ``reweight_consistency``: the factor applied to the reweighted covariance (1 unless
     ``consistency`` is a robustbase mode and some records were dropped).
 
@@ -148,7 +148,7 @@ def mcd(
         Rousseeuw & Van Driessen's search as covMcd runs it (two C-steps per start, the 10 best
         iterated, nested subsamples for n ≥ 600; ``sdcsession.risk._fastmcd``).
 
-    Returns an :class:`MCD`.
+    Returns an `MCD`.
 
     Reference: Rousseeuw & Van Driessen (1999).
 

@@ -51,7 +51,7 @@ _MAX_SUBSETS = 1 << 17
 
 @attrs.frozen(eq=False)
 class Suda2Result:
-    """Result of :func:`suda2` (all per-record Series aligned to the input index).
+    """Result of `suda2` (all per-record Series aligned to the input index).
 
     Attributes
     ----------
@@ -302,7 +302,7 @@ def suda2(
         Largest MSU size searched (default: all ``m`` keys, as sdcMicro).
     progress : bool or None
         Progress bar over the subsets of keys searched (None: automatic — on in terminals and
-        notebooks, off in CI and redirected output; see :mod:`sdcsession.progress`).
+        notebooks, off in CI and redirected output; see `sdcsession.progress`).
 
     Returns
     -------

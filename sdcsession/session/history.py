@@ -1,6 +1,6 @@
-"""The history tree: :class:`Step` nodes and the :class:`Tree` that numbers them.
+"""The history tree: `Step` nodes and the `Tree` that numbers them.
 
-Every step holds the frozen :class:`~sdcsession.session.state.State` it produced, its parent, the treatment
+Every step holds the frozen `State` it produced, its parent, the treatment
 that produced it (``None`` for the root), the seed of its random generator, the wall time it took and
 the notes the treatment returned. Steps are never removed: undo, redo, branch and checkout only move
 a session's HEAD, so nothing is ever recomputed or copied.

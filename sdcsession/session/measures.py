@@ -1,8 +1,8 @@
 """Measures bound to states: a registry of named measures and a per-state cache.
 
-A measure is a function ``fn(state, **params) -> value``. :func:`compute` looks the value up in the
+A measure is a function ``fn(state, **params) -> value``. `compute` looks the value up in the
 state's cache under ``(name, frozen params)`` and computes it on a miss; ``None`` results are cached
-too. :data:`COUNTS` counts real computations per name (tests use it to check that nothing is
+too. `COUNTS` counts real computations per name (tests use it to check that nothing is
 recomputed).
 
 Example

@@ -10,7 +10,7 @@ A recipe is a dict::
 
 Each step is a treatment's ``to_dict()`` plus the ``seed`` of its generator. A hand-written step may
 omit ``seed``: it is then derived from the session seed and the step's depth exactly as a session
-does (:func:`sdcsession.session.history.step_seed`). Loading parses JSON only: no pickle, no ``eval``.
+does (`sdcsession.session.history.step_seed`). Loading parses JSON only: no pickle, no ``eval``.
 
 Parameters keep their types (format 2, `sdcsession.methods.base.encode_value`): a mapping with
 non-text keys is ``{"$map": [[key, value], ...]}``, a missing value ``{"$missing": "nan" | "NA" |

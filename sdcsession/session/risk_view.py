@@ -1,6 +1,6 @@
 """RiskSummary: the disclosure risk of one state, computed lazily through the state's cache.
 
-Everything is read through :meth:`State.measure`, so each figure is computed once per state, on
+Everything is read through `State.measure`, so each figure is computed once per state, on
 first access. SUDA2 runs only when ``.suda2`` is read (never because of display).
 
 Example
@@ -37,7 +37,7 @@ class RiskSummary:
     # --------------------------------------------------------------- frequencies
     @property
     def frequencies(self) -> pd.DataFrame:
-        """fk and Fk per record (missing keys as wildcards; see :func:`sdcsession.risk.frequencies`)."""
+        """fk and Fk per record (missing keys as wildcards; see `sdcsession.risk.frequencies`)."""
         return self._state.measure("frequencies", alpha=self.alpha)
 
     @property
@@ -93,7 +93,7 @@ class RiskSummary:
         return self._state.measure("l_diversity", c=2)
 
     def suda2(self, dis_fraction: float = 0.01, max_size: int | None = None) -> Any:
-        """SUDA2 scores, DIS-SUDA scores and contributions (:func:`sdcsession.risk.suda2`).
+        """SUDA2 scores, DIS-SUDA scores and contributions (`sdcsession.risk.suda2`).
 
         Computed only when called (never by display, never on every step), then cached.
         """
@@ -187,12 +187,12 @@ class RiskSummary:
     def risky_cells(self, threshold: Any = 3, max_dim: int | None = None,
                     combinations: Any = None, levels: Any = None,
                     by_table: bool = False) -> pd.DataFrame:
-        """Unsafe cells (count <= threshold) of the tables of the keys (:func:`sdcsession.risk.risky_cells`)."""
+        """Unsafe cells (count <= threshold) of the tables of the keys (`sdcsession.risk.risky_cells`)."""
         return self._state.measure("risky_cells", threshold=threshold, max_dim=max_dim,
                                    combinations=combinations, levels=levels, by_table=by_table)
 
     def attacker_models(self, threshold: float = 0.2, population: pd.DataFrame | None = None) -> Any:
-        """Prosecutor, journalist and marketer risk (:func:`sdcsession.risk.attacker_models`).
+        """Prosecutor, journalist and marketer risk (`sdcsession.risk.attacker_models`).
 
         Uses the session's weight for the population frequencies unless a ``population`` frame is
         given (that call is not cached).
@@ -208,7 +208,7 @@ class RiskSummary:
     def record_linkage(self, distance: str = "euclidean", assignment: str = "optimal",
                        variables: list[str] | None = None) -> Any:
         """Distance-based linkage of the current numeric variables to the original ones
-        (:func:`sdcsession.risk.record_linkage`; default variables: the numeric role)."""
+        (`sdcsession.risk.record_linkage`; default variables: the numeric role)."""
         return self._state.measure("record_linkage", distance=distance, assignment=assignment,
                                    variables=variables)
 

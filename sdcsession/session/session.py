@@ -45,7 +45,7 @@ __all__ = ["SdcSession", "HistoryView"]
 
 
 class HistoryView(Sequence):
-    """The steps from the root to HEAD (a read-only sequence of :class:`~sdcsession.session.history.Step`).
+    """The steps from the root to HEAD (a read-only sequence of `Step`).
 
     ``to_frame()`` gives one row per step: id, depth, treatment type, parameters, seed, seconds,
     notes.
@@ -85,10 +85,10 @@ class SdcSession(TreatmentMethods):
     ----------
     data : the microdata (a DataFrame; it is copied once and never mutated).
     keys, numeric, weight, household, strata, sensitive, pram : variable roles
-        (see :class:`~sdcsession.roles.Roles`); validated against ``data`` — every problem is
-        listed in one :class:`~sdcsession.errors.RoleError`.
+        (see `Roles`); validated against ``data`` — every problem is
+        listed in one `RoleError`.
     seed : the session seed; each step's generator is seeded from (seed, depth). ``None`` draws one
-        from the operating system (recorded in :attr:`seed`).
+        from the operating system (recorded in `seed`).
     name : the scenario's name (shown by compare and reports).
 
     Example
@@ -339,13 +339,13 @@ class SdcSession(TreatmentMethods):
 
     # ---------------------------------------------------------------- recipes
     def to_recipe(self) -> dict[str, Any]:
-        """The scenario from the root to HEAD as a JSON-serialisable recipe (see :mod:`sdcsession.session.recipe`)."""
+        """The scenario from the root to HEAD as a JSON-serialisable recipe (see `sdcsession.session.recipe`)."""
         from .recipe import to_recipe
 
         return to_recipe(self)
 
     def save_recipe(self, path: str) -> Any:
-        """Write :meth:`to_recipe` to ``path`` as JSON."""
+        """Write `to_recipe` to ``path`` as JSON."""
         from .recipe import save_recipe
 
         return save_recipe(self, path)

@@ -48,7 +48,7 @@ class State:
     def measure(self, name: str, /, **params: Any) -> Any:
         """Value of the registered measure ``name`` on this state (computed once, then cached).
 
-        See :func:`sdcsession.session.measures.available` for the names.
+        See `sdcsession.session.measures.available` for the names.
         """
         from .measures import compute
 

@@ -1,7 +1,7 @@
-"""The treatment methods of :class:`~sdcsession.session.SdcSession` (a mixin).
+"""The treatment methods of `SdcSession` (a mixin).
 
 Each method builds the frozen treatment of the same name (parameters validated at once, raising
-:class:`~sdcsession.errors.ParameterError`) and applies it as a new step; it returns the session so
+`ParameterError`) and applies it as a new step; it returns the session so
 calls chain. The formulas, references and parameter meanings are in the treatment classes'
 docstrings (``sdcsession.methods``).
 
@@ -52,13 +52,13 @@ class TreatmentMethods:
                       include_outside: bool = False) -> Any:
         """Recode a numeric key into intervals: ``breaks`` (right-closed by default; an integer
         means that many equal-width intervals, as sdcMicro's ``globalRecode(breaks=5)``), or
-        ``method="equidistant" | "quantile"`` with ``n`` groups (see :class:`~sdcsession.methods.recoding.GlobalRecode`)."""
+        ``method="equidistant" | "quantile"`` with ``n`` groups (see `GlobalRecode`)."""
         return self.apply(_build("global_recode", column=column, breaks=breaks, method=method,
                                  n=n, labels=labels, right=right,
                                  include_outside=include_outside))
 
     def group_categories(self, column: str, groups: Mapping[Any, Iterable[Any]]) -> Any:
-        """Merge categories: ``{"new": [old, ...], ...}`` (see :class:`~sdcsession.methods.recoding.GroupCategories`)."""
+        """Merge categories: ``{"new": [old, ...], ...}`` (see `GroupCategories`)."""
         return self.apply(_build("group_categories", column=column, groups=groups))
 
     def top_bottom_code(self, column: str, value: Any, replacement: Any, *,
@@ -80,7 +80,7 @@ class TreatmentMethods:
 
         ``importance``: key names, most important first (suppressed last); ``household=True``
         suppresses key variables that are constant within households for all members. See
-        :class:`~sdcsession.methods.suppression.LocalSuppression` for the algorithm.
+        `LocalSuppression` for the algorithm.
         """
         return self.apply(_build(
             "local_suppression", k=k, importance=importance, strata=strata,
@@ -96,7 +96,7 @@ class TreatmentMethods:
     def pram(self, columns: Iterable[str] | str, *, pd: float = 0.8, alpha: float = 0.5,
              matrix: Any = None, strata: Sequence[str] | str | None = None,
              invariant: bool = True) -> Any:
-        """Invariant PRAM of categorical variables (see :class:`~sdcsession.methods.pram.Pram`)."""
+        """Invariant PRAM of categorical variables (see `Pram`)."""
         return self.apply(_build("pram", columns=columns, pd=pd, alpha=alpha, matrix=matrix,
                                  strata=() if strata is None else strata, invariant=invariant))
 

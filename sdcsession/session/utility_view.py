@@ -10,7 +10,7 @@ the roles:
 * all role variables: Młodak's λ overall.
 
 ``measure(name, **params)`` runs any measure of the catalogue
-(:func:`sdcsession.utility.available_measures`) on (original, current) and caches it.
+(`sdcsession.utility.available_measures`) on (original, current) and caches it.
 
 Example
 -------
@@ -117,7 +117,7 @@ class UtilitySummary:
     def measure(self, name: str, **params: Any) -> Any:
         """Any catalogue measure on (original, current data), cached on this state.
 
-        See :func:`sdcsession.utility.available_measures`.
+        See `sdcsession.utility.available_measures`.
         """
         return self._m("utility.catalogue", name=name, params=params)
 
@@ -148,20 +148,20 @@ class UtilitySummary:
                   n_boot: int = 200, level: float = 0.95, seed: int | None = 0,
                   calibrate: Any = None) -> pd.DataFrame:
         """Benchmark indicators (e.g. ``["gini:income", "arpr:income", "mean:expend"]``) on the
-        original and the current data with CIs: :func:`sdcsession.utility.compare_indicators`
+        original and the current data with CIs: `sdcsession.utility.compare_indicators`
         with the session's weight and household. Cached per state and parameters."""
         return self._m("utility.benchmark", indicators=indicators, by=by, method=method,
                        n_boot=n_boot, level=level, seed=seed, calibrate=calibrate)
 
     def regression(self, formula: str, *, model: str = "ols", level: float = 0.95) -> Any:
         """The same regression on original and current data
-        (:func:`sdcsession.utility.compare_regression`; WLS/logit use the session weight)."""
+        (`sdcsession.utility.compare_regression`; WLS/logit use the session weight)."""
         return self._m("utility.regression", formula=formula, model=model, level=level)
 
     def gdu(self, types: Any = None, *, columns: Any = None, recoded: Any = None,
             recode_variant: str = "comparisons", weights: Any = None,
             alpha: float = 0.05) -> Any:
-        """The global data utility model (:func:`sdcsession.utility.gdu`) on the role variables
+        """The global data utility model (`sdcsession.utility.gdu`) on the role variables
         (keys, numeric, sensitive) unless ``columns`` are given. Cached per state and parameters."""
         return self._m("utility.gdu", types=types, columns=columns, recoded=recoded,
                        recode_variant=recode_variant, weights=weights, alpha=alpha)

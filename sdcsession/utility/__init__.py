@@ -1,7 +1,7 @@
 """Information loss / utility measures as pure functions of (original, masked) DataFrames.
 
 Usable on files anonymised by any tool. Records are paired by index: measures that compare
-records one by one raise :class:`~sdcsession.errors.MeasureError` when records were removed or
+records one by one raise `MeasureError` when records were removed or
 added; distributional measures work on files of different lengths. ``available_measures()`` lists
 the catalogue and ``compute(name, original, masked, **params)`` runs a measure by name.
 

@@ -3,7 +3,7 @@
 Every utility measure takes ``(original, masked)`` DataFrames. Measures that compare records one by
 one (IL1s, λ, records changed, ...) need the two files *paired by index*: the same index labels
 (in any order; the masked file is re-ordered to the original's order). When rows were removed or
-added they raise :class:`~sdcsession.errors.MeasureError`; distributional measures (tables,
+added they raise `MeasureError`; distributional measures (tables,
 entropies, eigenvalues, KS, ...) do not need pairing and work on files of different lengths.
 
 Example

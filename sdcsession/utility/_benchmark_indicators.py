@@ -1,6 +1,6 @@
-"""Benchmarking indicator specs (:class:`Indicator`, parsed from ``"stat:column"``) and their
+"""Benchmarking indicator specs (`Indicator`, parsed from ``"stat:column"``) and their
 evaluation on a data frame: clean columns, weights, breakdown codes and household clusters, and
-the estimates overall and per group. Used by :mod:`sdcsession.utility.benchmark`.
+the estimates overall and per group. Used by `sdcsession.utility.benchmark`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ STATS = ("mean", "total", "ratio", "quantile", "median", "gini", "arpr", "thresh
 @attrs.frozen
 class Indicator:
     """A benchmarking indicator: ``stat`` of ``column`` (``denominator`` for a ratio, ``q`` for a
-    quantile). Parse the short form with :meth:`parse`: ``"mean:income"``, ``"total:income"``,
+    quantile). Parse the short form with `parse`: ``"mean:income"``, ``"total:income"``,
     ``"ratio:expend/income"``, ``"quantile:income:0.9"``, ``"median:income"``, ``"gini:income"``,
     ``"arpr:income"`` (rate), ``"threshold:income"`` (poverty threshold).
 

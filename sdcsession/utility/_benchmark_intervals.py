@@ -1,7 +1,7 @@
 """Confidence intervals of the benchmarking indicators and the original-vs-masked comparison:
 linearised standard errors, the (household-clustered, optionally calibrated) bootstrap,
-:func:`indicator_ci`, the confidence-interval overlap :func:`ci_overlap` (Karr et al. 2006) and
-:func:`compare_indicators`. Re-exported by :mod:`sdcsession.utility.benchmark`.
+`indicator_ci`, the confidence-interval overlap `ci_overlap` (Karr et al. 2006) and
+`compare_indicators`. Re-exported by `sdcsession.utility.benchmark`.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def indicator_ci(
     linearised SE for mean/total/ratio and the bootstrap SE for the other statistics.
     Reproducible: the same ``seed`` gives the same intervals. ``progress``: progress bar over the
     bootstrap replicates (None: automatic — on in terminals and notebooks, off in CI and
-    redirected output; see :mod:`sdcsession.progress`).
+    redirected output; see `sdcsession.progress`).
 
     Returns columns ``indicator, group, estimate, se, lower, upper`` (group "total" first).
 
@@ -154,7 +154,7 @@ def indicator_ci(
 
 def _indicator_ci(data, indicator, *, weight, household, by, method, n_boot, level, seed,
                   calibrate, na_rm, labels, bar) -> pd.DataFrame:
-    """:func:`indicator_ci` with a given progress bar (advanced by one per replicate)."""
+    """`indicator_ci` with a given progress bar (advanced by one per replicate)."""
     ind = Indicator.parse(indicator)
     if method not in ("bootstrap", "normal"):
         raise ParameterError(f"method: expected 'bootstrap' or 'normal', got {method!r}")
@@ -257,11 +257,11 @@ def compare_indicators(
 
     For each indicator and group (``"total"`` and the groups of ``by``): ``original``, ``masked``,
     ``rel_diff_pct = 100 |θ_m − θ_o| / |θ_o|`` (Templ 2017; inf when θ_o = 0 ≠ θ_m),
-    ``orig_lower/orig_upper``, ``masked_lower/masked_upper`` (see :func:`indicator_ci`; both files
+    ``orig_lower/orig_upper``, ``masked_lower/masked_upper`` (see `indicator_ci`; both files
     use the same seed), ``in_ci`` (masked estimate within the original interval) and
-    ``ci_overlap`` (:func:`ci_overlap`, Karr et al. 2006). The files need not have the same records.
+    ``ci_overlap`` (`ci_overlap`, Karr et al. 2006). The files need not have the same records.
     ``progress``: one progress bar over all bootstrap replicates (2 files × indicators × n_boot;
-    None: automatic, see :mod:`sdcsession.progress`).
+    None: automatic, see `sdcsession.progress`).
 
     >>> rng = np.random.default_rng(1)
     >>> o = pd.DataFrame({"x": rng.lognormal(size=500)})

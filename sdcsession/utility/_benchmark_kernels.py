@@ -1,7 +1,7 @@
 """Input checks and weighted array kernels of the benchmarking indicators: values, weights and
 breakdowns read into clean float arrays, and the estimators (mean, total, ratio, laeken's weighted
 quantile, Gini, at-risk-of-poverty rate) on arrays without missing values. Used by
-:mod:`sdcsession.utility.benchmark`.
+`sdcsession.utility.benchmark`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Table measures compare distributions and work on files of different lengths. In 
 value is, by default, a category of its own (``missing="category"``) so that a suppression moves a
 record from its category to "missing"; with ``missing="drop"`` records missing on any table
 variable are left out. Cell counts may be weighted (``weight``). The public functions are
-re-exported and documented by :mod:`sdcsession.utility.categorical`; ``_cramers_v`` uses the
+re-exported and documented by `sdcsession.utility.categorical`; ``_cramers_v`` uses the
 weight handling.
 
 References: Templ, *Advanced Survey Statistics: Disclosure Control, part 6* (UT, UT2);
@@ -290,7 +290,7 @@ def aad(
     """AAD: average absolute distance per cell (Gomatam & Karr 2003, in Shlomo 2010).
 
     ``AAD(D_orig, D_pert) = Σ_c |D_pert(c) − D_orig(c)| / n_c`` with n_c the number of cells of
-    the table of ``columns``; for two variables it coincides with :func:`ut`. Direction: higher =
+    the table of ``columns``; for two variables it coincides with `ut`. Direction: higher =
     more loss; range [0, ∞). Does not need pairing.
 
     Example

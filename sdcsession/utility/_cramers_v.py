@@ -2,7 +2,7 @@
 the original and the masked file (the information loss of Shlomo 2010).
 
 Records with a missing value on either variable are left out; counts may be weighted. Both
-functions are re-exported and documented by :mod:`sdcsession.utility.categorical`.
+functions are re-exported and documented by `sdcsession.utility.categorical`.
 
 Reference: Shlomo, N. (2010) Releasing microdata: disclosure risk estimation, data masking and
 assessing utility, Journal of Privacy and Confidentiality 2(1) (``shared/literature``).
@@ -92,7 +92,7 @@ def cramers_v_loss(
     (records with a missing value dropped). Negative = the association was attenuated, positive =
     strengthened; |RCV| is the loss (0 = no change). MeasureError when CV(D_orig) = 0. Does not
     need pairing. (The adjusted, squared and bounded version of the global data utility model is
-    in :mod:`sdcsession.utility.gdu`.)
+    in `sdcsession.utility.gdu`.)
 
     Example
     -------

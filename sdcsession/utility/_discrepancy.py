@@ -3,7 +3,7 @@ mean square error, mean absolute error and mean variation between statistics (da
 covariances, variances, correlations, principal-component correlations, communalities, loadings)
 of the original and the masked file, with Trottini's (2003) bounded mean variation.
 
-Re-exported and documented by :mod:`sdcsession.utility.continuous`.
+Re-exported and documented by `sdcsession.utility.continuous`.
 
 References (see ``shared/literature``): Domingo-Ferrer, Mateo-Sanz & Torra (2001) and
 Domingo-Ferrer & Torra (2001) (discrepancy table); Trottini (2003) (bounded mean variation).

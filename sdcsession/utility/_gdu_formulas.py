@@ -1,7 +1,7 @@
 """Public formulas of the global data utility (GDU) model: the local univariate utility
 ``LDU_psr = 1 − exp(−14 P)``, the global reduction coefficient GRC, the three-step LDU_biv rule
 and the local utility of a global recoding ``LDU_gr`` (variants ``"comparisons"``,
-``"biased_allocation"``, ``"mad"``). Re-exported by :mod:`sdcsession.utility.gdu`, whose module
+``"biased_allocation"``, ``"mad"``). Re-exported by `sdcsession.utility.gdu`, whose module
 docstring describes the model.
 """
 

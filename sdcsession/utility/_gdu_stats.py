@@ -1,7 +1,7 @@
 """Statistical tests of the global data utility (GDU) model: the univariate comparison of one
 variable (two-sample Kolmogorov–Smirnov or chi-squared → LDU_uni) and the bivariate tests on one
 file (chi-squared, ANOVA, Kruskal–Wallis, Pearson, Spearman) with their coefficients and direction
-measures, chosen by the pair's measurement levels. Used by :mod:`sdcsession.utility.gdu`.
+measures, chosen by the pair's measurement levels. Used by `sdcsession.utility.gdu`.
 """
 
 from __future__ import annotations

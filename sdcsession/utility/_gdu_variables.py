@@ -1,7 +1,7 @@
 """Data model of the global data utility (GDU) model: one variable of the model (its measurement
 level, shared integer codes and ordinal values on the original and protected side) and the
 preparation helpers (type inference, normality test, shared label space, applying or deriving a
-global recoding). Used by :mod:`sdcsession.utility.gdu`.
+global recoding). Used by `sdcsession.utility.gdu`.
 """
 
 from __future__ import annotations

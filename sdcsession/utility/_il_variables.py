@@ -1,7 +1,7 @@
 """Młodak's complex information loss λ over variables of mixed measurement scales (nominal,
 ordinal, continuous) and its contributions λ_j (sdcMicro ``IL_variables``).
 
-Re-exported and documented by :mod:`sdcsession.utility.continuous`.
+Re-exported and documented by `sdcsession.utility.continuous`.
 
 References (see ``shared/literature``): Młodak (2020) and Młodak, Pietrzak & Józefowski (2022).
 
@@ -38,7 +38,7 @@ __all__ = ["il_variables", "ILVariables"]
 
 @attrs.frozen
 class ILVariables:
-    """Result of :func:`il_variables`: ``overall`` λ, ``by_variable`` λ_j, and the ``types`` used.
+    """Result of `il_variables`: ``overall`` λ, ``by_variable`` λ_j, and the ``types`` used.
 
     Example
     -------

@@ -3,7 +3,7 @@
 Weighted point estimators (mean, total, ratio, quantiles, Gini coefficient, at-risk-of-poverty
 rate), all with a ``by=`` breakdown; their confidence intervals by the bootstrap (seeded, household-
 clustered when a household id is given, optionally calibrated to known totals) or by the normal
-approximation; and :func:`compare_indicators`, which puts the estimates on the original and the
+approximation; and `compare_indicators`, which puts the estimates on the original and the
 masked file side by side with the relative difference, both intervals, whether the masked estimate
 lies in the original interval and the confidence-interval overlap of Karr et al. (2006).
 
@@ -72,9 +72,9 @@ __all__ = [
 
 
 # The pieces live in private modules by topic: ``_benchmark_kernels`` (input checks and weighted
-# array kernels), ``_benchmark_indicators`` (:class:`Indicator` and its evaluation on a frame) and
-# ``_benchmark_intervals`` (variance, bootstrap, :func:`indicator_ci`, :func:`compare_indicators`,
-# :func:`ci_overlap`); the point estimators are defined here.
+# array kernels), ``_benchmark_indicators`` (`Indicator` and its evaluation on a frame) and
+# ``_benchmark_intervals`` (variance, bootstrap, `indicator_ci`, `compare_indicators`,
+# `ci_overlap`); the point estimators are defined here.
 
 # --------------------------------------------------------------------------------------------
 # public point estimators
@@ -139,7 +139,7 @@ def weighted_quantile(
 
 
 def weighted_median(values: Any, weights: Any = None, *, by: Any = None, na_rm: bool = False):
-    """Weighted median: :func:`weighted_quantile` with q = 0.5.
+    """Weighted median: `weighted_quantile` with q = 0.5.
 
     >>> weighted_median([1.0, 2.0, 10.0], [1.0, 1.0, 5.0])
     10.0
@@ -156,7 +156,7 @@ def gini(values: Any, weights: Any = None, *, by: Any = None, na_rm: bool = Fals
 
     (EU-SILC definition; Alfons & Templ 2013). Returns a float, or a Series per group of ``by``.
     The coefficient is defined for non-negative values; negative values (losses) are used as they
-    are, as laeken does, but an :class:`SdcWarning` says how many there are, since G may then
+    are, as laeken does, but an `SdcWarning` says how many there are, since G may then
     leave [0, 1].
 
     >>> round(gini([0.0, 0.0, 0.0, 1.0]), 6)

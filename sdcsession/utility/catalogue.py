@@ -1,9 +1,9 @@
 """The catalogue of utility / information-loss measures: one registry, listed and computed by name.
 
-:func:`available_measures` lists every measure with a one-line description, its kind, whether it
+`available_measures` lists every measure with a one-line description, its kind, whether it
 needs the records paired by index, the variable types it applies to and its direction.
-:func:`compute` runs one by name on ``(original, masked)`` with keyword parameters. Other modules
-(benchmark indicators, global data utility, regression) add theirs with :func:`register_measure`.
+`compute` runs one by name on ``(original, masked)`` with keyword parameters. Other modules
+(benchmark indicators, global data utility, regression) add theirs with `register_measure`.
 
 Example
 -------

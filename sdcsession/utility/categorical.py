@@ -3,7 +3,7 @@ direct comparison distances.
 
 All functions take ``(original, masked)`` DataFrames. Record-level measures (missing values added,
 records changed, direct distances) need the files paired by index and raise
-:class:`~sdcsession.errors.MeasureError` otherwise; table measures compare distributions and work
+`MeasureError` otherwise; table measures compare distributions and work
 on files of different lengths. In tables a missing value is, by default, a category of its own
 (``missing="category"``) so that a suppression moves a record from its category to "missing"; with
 ``missing="drop"`` records missing on any table variable are left out.
@@ -123,7 +123,7 @@ def suppressions(
     """Suppressions per key variable, as sdcMicro prints them (``print(sdc, "ls")``).
 
     A suppression is a value present in the original and missing in the masked file (m_j of
-    :func:`missing_values`); the percentage is ``100 · m_j / n``. Direction: higher = more loss;
+    `missing_values`); the percentage is ``100 · m_j / n``. Direction: higher = more loss;
     range [0, n] and [0, 100]. Needs pairing.
 
     Example

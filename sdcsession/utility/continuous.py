@@ -3,7 +3,7 @@ discrepancy table, eigenvalue differences, Młodak's γ and the complex measure 
 
 IL1s, IL1, the eigenvalue differences and γ are defined here; the discrepancy table (private module
 ``_discrepancy``) and λ (``_il_variables``) are re-exported here. The minimum covariance
-determinant behind ``robust=True`` is :mod:`sdcsession.risk.robust`.
+determinant behind ``robust=True`` is `sdcsession.risk.robust`.
 
 References (see ``shared/literature``): Yancey, Winkler & Creecy (2002) (IL1s); Domingo-Ferrer,
 Mateo-Sanz & Torra (2001) and Domingo-Ferrer & Torra (2001) (discrepancy table); Trottini (2003)
@@ -59,7 +59,7 @@ def il1s(
 
     ``IL1s = (1/(p·n)) Σ_j Σ_i |x_ij − z_ij| / (√2 · S_j)`` with S_j the (n−1) standard deviation
     of variable j in the original (Yancey, Winkler & Creecy 2002). ``normalise=False`` omits the
-    1/(n·p) factor as sdcMicro's ``dUtility(method="IL1s")`` does (see :func:`il1s_sdcmicro`).
+    1/(n·p) factor as sdcMicro's ``dUtility(method="IL1s")`` does (see `il1s_sdcmicro`).
     Cells with a missing value in either file add nothing (n·p still counts all cells), as in
     sdcMicro. Direction: higher = more loss; range [0, ∞), 0 for identical files. Needs pairing;
     MeasureError for non-numeric columns or a zero standard deviation.
@@ -93,7 +93,7 @@ def il1s_sdcmicro(
 ) -> float:
     """sdcMicro's IL1s: ``Σ_j Σ_i |x_ij − z_ij| / (√2 · S_j)`` — the published IL1s × n × p.
 
-    See :func:`il1s`. Direction: higher = more loss; range [0, ∞). Needs pairing.
+    See `il1s`. Direction: higher = more loss; range [0, ∞). Needs pairing.
 
     Example
     -------
@@ -158,7 +158,7 @@ def mcd_covariance(
     the consistency factor median(d²)/χ²_p(0.5), then one reweighting step keeps records with
     d² ≤ χ²_p(0.975). Deterministic for a given ``seed``; ``n_starts=0`` uses the single
     deterministic median/MAD start instead of random subsets. The estimator is
-    :func:`sdcsession.risk.robust.mcd` (``reweight=True``, ``exact_fit="error"``).
+    `sdcsession.risk.robust.mcd` (``reweight=True``, ``exact_fit="error"``).
 
     Example
     -------
@@ -188,7 +188,7 @@ def eigen_difference(
     eigenvalues (decreasing) of the covariance (= correlation) matrices,
     ``eigen = Σ_j |e_j − e'_j| / e_j`` (Templ & Meindl 2008; sdcMicro ``dUtility``). With
     ``robust=True`` the eigenvalues are those of the robust correlation matrices derived from MCD
-    covariance estimates (FastMCD with ``seed``, see :func:`mcd_covariance`). This differs from
+    covariance estimates (FastMCD with ``seed``, see `mcd_covariance`). This differs from
     sdcMicro's ``robeigen``, which takes the MCD covariance of the classically standardised data
     and so reacts to outliers through the classical scale (and whose covMcd is random). Records with a missing value are dropped per file. Direction: higher = more
     loss; range [0, ∞). Does not need pairing.

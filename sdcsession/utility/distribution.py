@@ -254,7 +254,7 @@ def cluster_utility(
     """Cluster-analysis utility U_c of Woo et al. (2009).
 
     The stacked file is clustered into G = ``n_clusters`` groups (k-means, k-means++ start from
-    ``seed``, on the design of :func:`propensity_score`: standardised numbers, category dummies);
+    ``seed``, on the design of `propensity_score`: standardised numbers, category dummies);
     with n_j records in cluster j of which n_j^o original and c the share of original records,
     ``U_c = (1/G) Σ_j w_j (n_j^o / n_j − c)²`` with w_j = 1 (``cluster_weights="equal"``) or
     w_j = G·n_j/N (``"size"``, so the weights average 1). Empty clusters are dropped from G.

@@ -119,7 +119,7 @@ def entropy_change(
 ) -> pd.DataFrame:
     """Entropy of each variable before and after masking and the loss ``E(X) − E(X')``.
 
-    Uses :func:`entropy` (missing values excluded from the frequencies but counted in n, so a
+    Uses `entropy` (missing values excluded from the frequencies but counted in n, so a
     suppression lowers the entropy). Returns a DataFrame indexed by variable: ``entropy_original``,
     ``entropy_masked``, ``loss`` (positive = information lost by recoding/suppression; PRAM can
     make it negative) and ``relative_loss`` (loss / entropy_original, NaN-free: 0 when the original

@@ -94,7 +94,7 @@ __all__ = ["ldu_psr", "grc", "ldu_biv_rule", "ldu_recoding", "GduResult", "gdu",
 
 # The pieces live in private modules by topic: ``_gdu_formulas`` (the public formulas),
 # ``_gdu_variables`` (the data model of a variable) and ``_gdu_stats`` (the univariate and
-# bivariate tests); the model itself (:class:`GduResult`, :func:`gdu`) is defined here.
+# bivariate tests); the model itself (`GduResult`, `gdu`) is defined here.
 
 # --------------------------------------------------------------------------------------------
 # the model
@@ -159,10 +159,10 @@ def gdu(
     alpha : significance threshold P_t of the bivariate step 1.
     normality_alpha : level of the one-sample KS normality test.
     progress : progress bar over the pairs of variables (None: automatic — on in terminals and
-        notebooks, off in CI and redirected output; see :mod:`sdcsession.progress`).
+        notebooks, off in CI and redirected output; see `sdcsession.progress`).
 
     The files may differ in their number of records (sampling, synthetic data); only a recoding
-    derived by pairing needs equal lengths (else :class:`MeasureError`: pass the mapping).
+    derived by pairing needs equal lengths (else `MeasureError`: pass the mapping).
 
     >>> import numpy as np, pandas as pd
     >>> rng = np.random.default_rng(1)

@@ -200,8 +200,8 @@ class Hierarchy:
     """A value generalisation hierarchy (taxonomy tree) for Iyengar's loss metric.
 
     Build it from a nested mapping (``{"node": {child: ..., leaf: None}}``; a list of names is a
-    set of leaves) with :meth:`from_nested`, or from child → parent links with
-    :meth:`from_parents`. ``leaves[node]`` is the number of leaves under node (1 for a leaf).
+    set of leaves) with `from_nested`, or from child → parent links with
+    `from_parents`. ``leaves[node]`` is the number of leaves under node (1 for a leaf).
 
     Example
     -------
@@ -272,7 +272,7 @@ class Hierarchy:
 
 @attrs.frozen
 class LossMetric:
-    """Result of :func:`loss_metric`: ``total`` LM and ``by_variable`` (average loss per attribute)."""
+    """Result of `loss_metric`: ``total`` LM and ``by_variable`` (average loss per attribute)."""
 
     total: float
     by_variable: pd.Series
@@ -329,7 +329,7 @@ def loss_metric(
 ) -> LossMetric:
     """Iyengar's loss metric LM, per attribute and for the table.
 
-    Categorical attribute with taxonomy tree T (``hierarchies[col]``, a :class:`Hierarchy` or a
+    Categorical attribute with taxonomy tree T (``hierarchies[col]``, a `Hierarchy` or a
     nested dict): a value generalised to node P costs ``(M_P − 1)/(M − 1)`` with M the leaves of T
     and M_P those under P (0 for a leaf, 1 for the root). Without a hierarchy the tree is flat
     (the original's categories under one root). Numeric attribute (numbers in the original, or
