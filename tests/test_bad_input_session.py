@@ -65,7 +65,10 @@ TEMPLATES: dict[str, dict[str, Any]] = {
 
 def treatment_methods() -> list[str]:
     """The public treatment methods of a session (the mixin's methods plus recode and remove)."""
-    names = [n for n, f in vars(TreatmentMethods).items()
+    mixins = [c for c in sdc.SdcSession.__mro__
+              if c.__name__.endswith("Methods") and c.__module__.startswith("sdcsession.session")]
+    assert TreatmentMethods in mixins
+    names = [n for c in mixins for n, f in vars(c).items()
              if callable(f) and not n.startswith("_") and n != "apply"]
     return sorted({*names, "recode", "remove"})
 

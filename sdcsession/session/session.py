@@ -33,11 +33,15 @@ from ..methods.basic import Recode, RemoveColumns
 from ..roles import Roles
 from . import risk_view as _risk_view  # noqa: F401  (registers measures)
 from . import utility_view as _utility_view  # noqa: F401  (registers measures)
+from .generalize_methods import GeneralizeMethods
 from .guards import check_identifiers, follow_linked
 from .history import Step, Tree, step_seed
+from .multivariate_methods import MultivariateMethods
 from .release import export, release_check, release_data
 from .risk_view import RiskSummary
 from .state import State
+from .swap_methods import RecordSwapMethods
+from .sweep import SweepMixin
 from .treatment_methods import TreatmentMethods
 from .utility_view import UtilitySummary
 
@@ -78,7 +82,8 @@ class HistoryView(Sequence):
         return history_text(self._steps)
 
 
-class SdcSession(TreatmentMethods):
+class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, GeneralizeMethods,
+                 SweepMixin):
     """An anonymisation session: roles, the original data, a history tree and a HEAD.
 
     Parameters
