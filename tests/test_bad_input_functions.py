@@ -130,12 +130,10 @@ def _specs() -> dict[str, tuple[Any, list[str], dict[str, Any]]]:
 
 
 SPECS = _specs()
-#: risk models added by issue 17 whose argument checks are not complete yet: their generated
-#: bad-input cases are expected failures until they are (listed so the gap stays visible)
-NOT_YET_HARDENED = {"model_risk", "population_uniques", "risky_cells", "record_linkage",
-                    "attacker_models", "rmd_risk", "l_diversity_summary", "tables_from_levels"}
-_GAP = pytest.mark.xfail(reason="issue 17 risk models: argument checks not complete yet",
-                         strict=False)
+#: functions whose generated bad-input cases are expected failures (none: every public risk
+#: function refuses bad arguments with a named SdcError)
+NOT_YET_HARDENED: set[str] = set()
+_GAP = pytest.mark.xfail(reason="argument checks not complete yet", strict=False)
 
 
 def _params(names):
@@ -208,7 +206,7 @@ KEYED = [n for n, (_, _, valid) in SPECS.items() if "keys" in valid]
 @pytest.mark.parametrize("name", _params(KEYED))
 @pytest.mark.parametrize("frame", ["dup", "multi", "lists", "dicts"])
 def test_unusable_columns_are_a_role_error_naming_them(name, frame):
-    args = {**SPECS[name][2], "df": bad_frames()[frame]}
+    args = {**SPECS[name][2], SPECS[name][1][0]: bad_frames()[frame]}
     if name == "l_diversity" and frame in ("lists", "dicts"):
         args["keys"], args["sensitive"] = ["b"], ["a"]  # the sensitive variable holds them
     with warnings.catch_warnings():

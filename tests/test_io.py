@@ -278,3 +278,41 @@ def test_errors_are_sdc_errors():
     assert issubclass(DataFileError, SdcError) and issubclass(DataFileError, ValueError)
     assert issubclass(MissingDependencyError, SdcError)
     assert issubclass(MissingDependencyError, ImportError)
+
+
+def _stata_with_extended_missing(path) -> None:
+    raw = pd.DataFrame({
+        "income": [1200.0, "a", np.nan, "b", 5000.0, 3100.0],  # .a refused, .b don't know
+        "educ": [1.0, 2.0, "z", 1.0, np.nan, 2.0],               # .z not asked
+        "region": ["n", "s", "n", "s", "n", "s"],
+    }, dtype=object)
+    raw["region"] = raw["region"].astype(str)
+    pyreadstat.write_dta(raw, str(path), missing_user_values={"income": ["a", "b"], "educ": ["z"]},
+                         variable_value_labels={"educ": {1: "low", 2: "high"}})
+
+
+def test_stata_extended_missing_values_are_read_as_missing_and_remembered(tmp_path):
+    path = tmp_path / "ext.dta"
+    _stata_with_extended_missing(path)
+    df = read_data(path)
+    assert df["income"].dtype == np.float64
+    assert df["income"].isna().tolist() == [False, True, True, True, False, False]
+    assert df["educ"].astype(object).where(df["educ"].notna(), None).tolist() == [
+        "low", "high", None, "low", None, "high"]
+    assert df.attrs["extended_missing"] == {"income": {"a": [1], "b": [3]}, "educ": {"z": [2]}}
+
+
+def test_stata_export_keeps_extended_missing_distinct_from_suppressions(tmp_path):
+    import sdcsession as sdc
+
+    path = tmp_path / "ext.dta"
+    _stata_with_extended_missing(path)
+    df = read_data(path)
+    s = sdc.SdcSession(df, keys=["region", "educ"], numeric=["income"], seed=1)
+    s.recode("income", {3100.0: np.nan})  # a suppression of record 5's income
+    out = s.export(tmp_path / "release.dta", force=True)
+    back, meta = pyreadstat.read_dta(str(out), user_missing=True)
+    assert back["income"].tolist()[1:4:2] == ["a", "b"]          # .a and .b written back
+    assert pd.isna(back["income"].iloc[2]) and pd.isna(back["income"].iloc[5])  # system missing
+    assert back["educ"].iloc[2] == "z" and pd.isna(back["educ"].iloc[4])
+    assert meta.missing_user_values == {"income": ["a", "b"], "educ": ["z"]}

@@ -27,6 +27,13 @@ written as integer codes 1..k with the category texts as value labels, missing v
 missing; ``df.attrs["column_labels"]`` is written back as variable labels. Empty strings in string
 variables (the missing string of Stata, SPSS and SAS) are read as missing values.
 
+User-defined missing values stay distinct from suppressions. SPSS: user-missing values are read
+as values and their ranges kept in ``df.attrs["missing_ranges"]``, written back as missing ranges.
+Stata: extended missing values ``.a``-``.z`` are read as missing (NaN, as sdcMicro reads them) and
+remembered per record in ``df.attrs["extended_missing"]`` (``{column: {letter: [index labels]}}``);
+an export writes each back where the record is still missing, so a value a treatment suppressed is
+system missing (``.``) and a refusal coded ``.a`` stays ``.a``.
+
 Writing is atomic (a temporary file in the target directory renamed into place) and refuses to
 write over any path given in ``protect`` (typically the input file), so an export never destroys
 the original data.

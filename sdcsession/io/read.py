@@ -197,9 +197,39 @@ def _read_readstat(
         kw = {**kw, "usecols": cols}
     if encoding is not None:
         kw = {**kw, "encoding": encoding}
-    if fmt == "spss":  # user-defined missing values stay values (distinct from system missing)
+    # SPSS user-defined missing values stay values (distinct from system missing); Stata's
+    # extended missing values (.a-.z) are read as missing and remembered per record
+    if fmt in ("spss", "stata"):
         kw = {"user_missing": True, **kw}
     df, meta = reader(str(p), **kw)
     if cols is not None:
         df = df[cols]
-    return _labelled_to_categories(df, meta, empty_as_missing=True)
+    extended: dict[str, dict[str, list]] = {}
+    if fmt == "stata":
+        df, extended = _split_extended_missing(df)
+    out = _labelled_to_categories(df, meta, empty_as_missing=True)
+    if extended:
+        out.attrs["extended_missing"] = extended
+    return out
+
+
+def _split_extended_missing(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, dict[str, list]]]:
+    """Stata extended missing values (.a-.z, read by ReadStat as the letters "a".."z" in numeric
+    columns) → NaN, and ``{column: {letter: [index labels]}}`` so that an export writes them back
+    (`write_data`): they stay distinct from system missing values (suppressions)."""
+    new: dict[str, Any] = {}
+    extended: dict[str, dict[str, list]] = {}
+    for col in df.columns:
+        s = df[col]
+        if s.dtype != object:
+            continue
+        letters = s.map(lambda v: v if isinstance(v, str) and len(v) == 1 and "a" <= v <= "z"
+                        else None)
+        is_letter = letters.notna()
+        rest = s[~is_letter & s.notna()]
+        if not is_letter.any() or not rest.map(lambda v: isinstance(v, (int, float))).all():
+            continue
+        extended[str(col)] = {str(k): list(g.index) for k, g in letters[is_letter].groupby(
+            letters[is_letter], sort=True)}
+        new[col] = pd.to_numeric(s.mask(is_letter), errors="coerce").astype("float64")
+    return (df.assign(**new) if new else df), extended

@@ -128,8 +128,36 @@ def _write_readstat(df: pd.DataFrame, tmp: Path, fmt: str, kw: dict[str, Any]) -
             "variable_value_labels": {**value_labels, **kw.pop("variable_value_labels", {})},
             **kw,
         }
+    extended = (df.attrs.get("extended_missing") or {}) if isinstance(df.attrs, dict) else {}
+    if fmt == "stata" and extended and "missing_user_values" not in kw:
+        data, used = _with_extended_missing(data, extended)
+        if used:
+            kw = {**kw, "missing_user_values": used}
     ranges = (df.attrs.get("missing_ranges") or {}) if isinstance(df.attrs, dict) else {}
     if fmt == "spss" and ranges and "missing_ranges" not in kw:
         kw = {**kw, "missing_ranges": {c: [r["lo"] if r["lo"] == r["hi"] else r for r in v]
                                        for c, v in ranges.items() if c in data.columns}}
     writer(data, str(tmp), column_labels=labels, **kw)
+
+
+def _with_extended_missing(data: pd.DataFrame, extended: dict[str, dict[str, list]]
+                           ) -> tuple[pd.DataFrame, dict[str, list[str]]]:
+    """Put Stata's extended missing values (.a-.z, remembered by `read_data` per record) back into
+    the records that are still missing; records a treatment suppressed elsewhere stay system
+    missing (.), so the two remain distinct in the released file."""
+    new: dict[str, Any] = {}
+    used: dict[str, list[str]] = {}
+    for col, by_letter in extended.items():
+        if col not in data.columns or not pd.api.types.is_numeric_dtype(data[col].dtype):
+            continue
+        s = data[col].astype(object)
+        missing = data[col].isna()
+        letters: list[str] = []
+        for letter, labels in by_letter.items():
+            where = data.index.isin(list(labels)) & missing.to_numpy()
+            if where.any():
+                s = s.mask(where, letter)
+                letters.append(letter)
+        if letters:
+            new[col], used[col] = s, sorted(letters)
+    return (data.assign(**new) if new else data), used

@@ -219,6 +219,10 @@ def l_diversity_summary(ldiv: pd.DataFrame, *, c: float | None = None) -> LDiver
     if not isinstance(ldiv, pd.DataFrame):
         raise ParameterError(
             f"ldiv: expected the DataFrame returned by l_diversity, got {type(ldiv).__name__}")
+    if c is not None:
+        c = check_number(c, "c", "a positive number (the recursive constant)")
+        if c <= 0:
+            raise ParameterError(f"c: expected a positive number (the recursive constant), got {c}")
     variables = [col[: -len("_distinct")] for col in ldiv.columns
                  if str(col).endswith("_distinct")
                  and all(f"{col[: -len('_distinct')]}_{m}" in ldiv.columns for m in _MEASURES)]

@@ -354,12 +354,12 @@ def record_linkage(
     >>> r.correct_matches, r.matches["match"].tolist(), round(r.total_distance, 6)
     (3, [10, 11, 12], 0.4)
     """
-    check_frame(x, "x")
-    check_frame(y, "y")
+    check_frame(x, "x (the original data)")
+    check_frame(y, "y (the masked data)")
     variables = as_keys(variables, "variables")
-    if distance not in _DISTANCES:
+    if not isinstance(distance, str) or distance not in _DISTANCES:
         raise ParameterError(f"distance: expected one of {list(_DISTANCES)}, got {distance!r}")
-    if assignment not in _ASSIGNMENTS:
+    if not isinstance(assignment, str) or assignment not in _ASSIGNMENTS:
         raise ParameterError(
             f"assignment: expected one of {list(_ASSIGNMENTS)}, got {assignment!r}")
     if isinstance(tol, bool) or not isinstance(tol, Real) or not (tol >= 0 and np.isfinite(tol)):

@@ -78,7 +78,7 @@ import pandas as pd
 from ..errors import MeasureError, ParameterError, SdcWarning
 from ..formula import build_design, parse_formula
 from ..formula.nodes import Cat, Column, Formula, Ident
-from ._codes import check_frame, weights_of
+from ._codes import check_frame, encode_column, weights_of
 from ._loglinear import fit_ipf, fit_poisson
 
 __all__ = ["ModelRisk", "model_risk", "METHODS", "MAX_CELLS"]
@@ -314,7 +314,7 @@ def model_risk(data: pd.DataFrame, formula: str, *, weight: str, method: str = "
     >>> round(r.gr1, 6), round(r.gr2, 6)
     (0.12962, 0.274355)
     """
-    data = check_frame(data, "model_risk")
+    data = check_frame(data, "data")
     method = _check_method(method)
     bnd = _check_bound(bound)
     if not isinstance(weight, str):
@@ -327,6 +327,9 @@ def model_risk(data: pd.DataFrame, formula: str, *, weight: str, method: str = "
     if missing:
         raise MeasureError(f"model_risk: formula column(s) {missing} not in the data "
                            f"(columns: {[str(c) for c in data.columns][:30]})")
+    for c in columns:
+        if data[c].dtype == object:
+            encode_column(data[c], "keys")  # refuses unhashable cells (RoleError naming c)
     if method == "IPF":
         for c in columns:
             s = data[c]

@@ -63,7 +63,7 @@ import pandas as pd
 from scipy import optimize, special
 
 from ..errors import MeasureError, ParameterError
-from ._codes import as_keys, check_columns, check_frame, combine, weights_of
+from ._codes import as_keys, check_columns, check_frame, combine, encode_column, weights_of
 
 __all__ = ["PopulationUniques", "population_uniques", "frequency_of_frequencies", "ESTIMATORS"]
 
@@ -270,9 +270,12 @@ def population_uniques(data: pd.DataFrame, keys: str | list[str], *, weight: str
     >>> r.model, round(r.proportion, 6)
     ('pitman', 0.013405)
     """
-    data = check_frame(data, "population_uniques")
+    data = check_frame(data, "data")
     keys = as_keys(keys)
     check_columns(data, keys, "keys")
+    for c in keys:
+        if data[c].dtype == object:
+            encode_column(data[c], "keys")  # refuses unhashable cells (RoleError naming c)
     if not isinstance(method, str) or method not in ESTIMATORS:
         raise ParameterError(f"method: expected one of {list(ESTIMATORS)}, got {method!r}")
     n = len(data)

@@ -62,7 +62,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from ._codes import as_keys, check_columns, check_frame, check_k, combine
+from ._codes import as_keys, check_columns, check_flag, check_frame, check_k, combine, encode_column
 
 __all__ = ["risky_cells", "tables_from_levels"]
 
@@ -74,6 +74,7 @@ def _encode(s: pd.Series) -> tuple[np.ndarray, pd.Index]:
     """Codes (-1 = missing) and categories of one key, categories sorted where the values allow."""
     if isinstance(s.dtype, pd.CategoricalDtype):
         return np.asarray(s.array.codes, dtype=np.int64), s.dtype.categories
+    encode_column(s, "keys")  # refuses unhashable cells with a RoleError
     try:
         codes, uniq = pd.factorize(s, sort=True, use_na_sentinel=True)
     except TypeError:  # values that do not sort together (mixed types)
@@ -121,6 +122,10 @@ def tables_from_levels(levels: Mapping[str, int], *, marginals: bool = True) -> 
     >>> tables_from_levels({"a": 1, "b": 2, "c": 2})
     [('a',), ('b',), ('c',), ('a', 'b'), ('a', 'c')]
     """
+    if not isinstance(levels, Mapping):
+        raise ParameterError(
+            f"levels: expected a mapping {{key: identification level 0..5}}, got {levels!r}")
+    marginals = check_flag(marginals, "marginals")
     lv = _check_levels(levels, list(levels))
     names = [k for k in lv if lv[k] > 0]
     distinct = sorted({lv[k] for k in names})

@@ -64,7 +64,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from numbers import Real
 from typing import Literal
 
 import attrs
@@ -73,7 +72,7 @@ import pandas as pd
 from scipy.spatial import cKDTree
 
 from ..errors import MeasureError, ParameterError
-from ._codes import as_keys, check_columns, check_frame
+from ._codes import as_keys, check_columns, check_frame, check_number
 from .numeric import _paired
 from .robust import MCD, mcd
 
@@ -182,11 +181,12 @@ def rmd_risk(
     >>> 0.5 < r.risk1 <= 1 and r.risk2 <= r.risk1
     True
     """
+    _check_search(n_starts, runs, seed)
     kk = _number(k, "k", 0.0)
     kk2 = _number(k2, "k2", 0.0)
-    if missing not in ("error", "sdcmicro"):
+    if not isinstance(missing, str) or missing not in ("error", "sdcmicro"):
         raise ParameterError(f"missing: expected 'error' or 'sdcmicro', got {missing!r}")
-    if mcd_factors not in ("robustbase-0.95", "robustbase"):
+    if not isinstance(mcd_factors, str) or mcd_factors not in ("robustbase-0.95", "robustbase"):
         raise ParameterError(
             f"mcd_factors: expected 'robustbase-0.95' or 'robustbase', got {mcd_factors!r}")
     x, xm, cols, index = _aligned(original, masked, columns)
@@ -229,12 +229,19 @@ def rmd_risk(
 
 
 # ------------------------------------------------------------------------------------ internals
+def _check_search(n_starts: object, runs: object, seed: object) -> None:
+    """ParameterError unless the MCD search settings are usable integers (bounded: each run and
+    start costs time, so 10**30 of them is refused rather than run)."""
+    for name, v, low, high in (("runs", runs, 1, 1000), ("n_starts", n_starts, 0, 100_000),
+                               ("seed", seed, 0, 2**32 - 1)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) \
+                or not low <= v <= high:
+            raise ParameterError(f"{name}: expected an integer in [{low}, {high}], got {v!r:.60}")
+
+
 def _modal_mcd(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str) -> MCD:
     """The reweighted MCD whose h-subset the most of ``runs`` FastMCD searches return."""
-    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
-        raise ParameterError(f"runs: expected an integer >= 1, got {runs!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ParameterError(f"seed: expected an integer, got {seed!r}")
+    _check_search(n_starts, runs, seed)
     if z.shape[1] == 1 or n_starts == 0:  # exact (p = 1) or deterministic: one run suffices
         runs = 1
     fits = [mcd(z, n_starts=n_starts, seed=int(seed) + i, search="fastmcd", reweight=True,
@@ -256,9 +263,10 @@ def _robust_distance(z: np.ndarray, fit: MCD) -> np.ndarray:
 
 
 def _number(v: object, name: str, low: float) -> float:
-    if isinstance(v, bool) or not isinstance(v, Real) or not np.isfinite(float(v)) or v < low:
+    x = check_number(v, name, f"a finite number >= {low:g}")
+    if x < low:
         raise ParameterError(f"{name}: expected a finite number >= {low:g}, got {v!r}")
-    return float(v)
+    return x
 
 
 def _aligned(original: pd.DataFrame, masked: pd.DataFrame, columns: str | Iterable[str] | None

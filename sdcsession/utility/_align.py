@@ -136,6 +136,7 @@ def resolve_columns(
     measure: str,
     *,
     min_columns: int = 1,
+    what: str = "columns",
 ) -> list[Hashable]:
     """The columns to compare: ``columns`` checked against both files, or the common columns.
 
@@ -147,9 +148,9 @@ def resolve_columns(
             mset = set(masked.columns)
             cols = [c for c in cols if c in mset]
     else:
-        cols = column_list(columns, measure)
+        cols = column_list(columns, measure, what)
         if len(set(cols)) != len(cols):
-            raise ParameterError(f"{measure}: columns contains duplicates: {cols}")
+            raise ParameterError(f"{measure}: {what} contains duplicates: {cols}")
         missing_o = [c for c in cols if c not in original.columns]
         missing_m = [] if masked is None else [c for c in cols if c not in masked.columns]
         problems = []
@@ -158,10 +159,11 @@ def resolve_columns(
         if missing_m:
             problems.append(f"not in the masked file: {missing_m}")
         if problems:
-            raise MeasureError(f"{measure}: columns " + "; ".join(problems))
+            raise MeasureError(f"{measure}: {what} " + "; ".join(problems))
     if len(cols) < min_columns:
         raise MeasureError(
-            f"{measure}: needs at least {min_columns} common column(s), got {len(cols)}: {cols}"
+            f"{measure}: {what}: needs at least {min_columns} common column(s), got {len(cols)}: "
+            f"{cols}"
         )
     check_cells(original, cols, "original" if masked is not None else "data", measure)
     if masked is not None:
@@ -313,7 +315,11 @@ def weights_of(df: pd.DataFrame, weight: Hashable | np.ndarray | pd.Series | Non
             raise MeasureError(f"{measure}: weight column {weight!r} must be numeric")
         arr = w.to_numpy(dtype=np.float64, na_value=np.nan)
     elif isinstance(weight, (pd.Series, np.ndarray, list)):
-        arr = np.asarray(weight, dtype=np.float64)
+        try:
+            arr = np.asarray(weight, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise MeasureError(f"{measure}: weight must hold numbers, one per record of the "
+                               f"{which} file") from None
         if arr.shape != (len(df),):
             raise MeasureError(
                 f"{measure}: weight has {arr.shape[0] if arr.ndim else 0} values, the {which} "

@@ -5,7 +5,7 @@ the estimates overall and per group. Used by `sdcsession.utility.benchmark`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import attrs
@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, ParameterError
+from ._align import check_frame
 from ._benchmark_kernels import (
     _float_array,
     _k_arpr,
@@ -155,12 +156,19 @@ def _frame_inputs(
     """Clean arrays for ``ind`` on ``data``: columns, weights, group codes, labels, cluster ids."""
     if not isinstance(data, pd.DataFrame):
         raise MeasureError(f"data: expected a DataFrame, got {type(data).__name__}")
-    need = list(ind.columns) + [c for c in (weight, by, household) if c]
+    check_frame(data, "data", ind.name)
+    for role, c in (("weight", weight), ("by", by), ("household", household)):
+        if c is None:
+            continue
+        if isinstance(c, (bool, np.bool_)) or not isinstance(c, Hashable) or c not in data.columns:
+            raise MeasureError(f"{ind.name}: {role} must be a column name of the data, got "
+                               f"{c!r:.60}; columns: {list(data.columns)}")
+    need = list(ind.columns) + [c for c in (weight, by, household) if c is not None]
     missing = [c for c in need if c not in data.columns]
     if missing:
         raise MeasureError(f"{ind.name}: unknown column(s) {missing}; columns: {list(data.columns)}")
     cols = [_float_array(data[c], f"column {c!r}") for c in ind.columns]
-    w = _weights(data[weight] if weight else None, len(data), f"weight {weight!r}")
+    w = _weights(data[weight] if weight is not None else None, len(data), f"weight {weight!r}")
     miss = np.zeros(len(data), dtype=bool)
     for c in cols:
         miss |= np.isnan(c)
@@ -176,7 +184,7 @@ def _frame_inputs(
     if len(w) == 0 or w.sum() <= 0:
         raise MeasureError(f"{ind.name}: no records with positive weight")
     codes = None
-    if by:
+    if by is not None:
         s = data[by] if keep is None else data[by][keep]
         if s.isna().any():
             raise MeasureError(f"by: {int(s.isna().sum())} missing values in {by!r}")
@@ -189,7 +197,7 @@ def _frame_inputs(
             codes = labels.get_indexer(s.to_numpy())
         codes = codes.astype(np.int64)
     clusters = None
-    if household:
+    if household is not None:
         h = data[household] if keep is None else data[household][keep]
         if h.isna().any():
             raise MeasureError(f"household: {int(h.isna().sum())} missing ids in {household!r}")

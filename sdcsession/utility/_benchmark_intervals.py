@@ -145,6 +145,9 @@ def indicator_ci(
     >>> round(float(ci.estimate[0]), 2), round(float(ci.se[0]), 4)
     (50.5, 2.9011)
     """
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise ParameterError(f"indicator_ci: progress must be True, False or None, got "
+                             f"{progress!r:.60}")
     with Bar(n_boot if isinstance(n_boot, (int, np.integer)) else None,
              desc=f"bootstrap {Indicator.parse(indicator).name}", enabled=progress) as bar:
         return _indicator_ci(data, indicator, weight=weight, household=household, by=by,
@@ -184,7 +187,7 @@ def _indicator_ci(data, indicator, *, weight, household, by, method, n_boot, lev
         se = _lin_se(ind, cols, w, codes, G, clusters)
         lo, hi = est - z * se, est + z * se
     else:
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(check_seed(seed, "indicator_ci", allow_none=True))
         X = totals = None
         if calibrate:
             keep = None
@@ -226,7 +229,27 @@ def ci_overlap(lower_o: Any, upper_o: Any, lower_m: Any, upper_m: Any) -> np.nda
     >>> float(ci_overlap(0.0, 2.0, 1.0, 3.0))
     0.5
     """
-    lo, uo, lm, um = (np.asarray(v, dtype=float) for v in (lower_o, upper_o, lower_m, upper_m))
+    bounds = []
+    for name, v in (("lower_o", lower_o), ("upper_o", upper_o), ("lower_m", lower_m),
+                    ("upper_m", upper_m)):
+        try:
+            arr = np.asarray(v, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            arr = None
+        if arr is None or isinstance(v, (bool, str, bytes)) or arr.size == 0 \
+                or np.isinf(arr).any():
+            raise ParameterError(f"ci_overlap: {name} must be numbers (interval bounds; NaN gives "
+                                 f"NaN), got {v!r:.60}")
+        bounds.append(arr)
+    lo, uo, lm, um = bounds
+    try:
+        np.broadcast_shapes(lo.shape, uo.shape, lm.shape, um.shape)
+    except ValueError:
+        raise ParameterError("ci_overlap: lower_o, upper_o, lower_m and upper_m must have the "
+                             "same shape") from None
+    for lower, upper, a, b in ((lo, uo, "lower_o", "upper_o"), (lm, um, "lower_m", "upper_m")):
+        if (upper < lower).any():
+            raise ParameterError(f"ci_overlap: {b} is below {a} (an interval needs lower <= upper)")
     L = np.maximum(lo, lm)
     U = np.minimum(uo, um)
     do, dm = uo - lo, um - lm

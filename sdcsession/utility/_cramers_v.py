@@ -23,7 +23,14 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, ParameterError
-from ._align import EncodedPair, check_frames, encode_pair, resolve_columns, weights_of
+from ._align import (
+    EncodedPair,
+    check_frame,
+    check_frames,
+    encode_pair,
+    resolve_columns,
+    weights_of,
+)
 from ._contingency import _weights_pair
 
 __all__ = ["cramers_v", "cramers_v_loss"]
@@ -67,6 +74,7 @@ def cramers_v(
     1.0
     """
     name = "cramers_v"
+    check_frame(data, "data", name)
     cols = resolve_columns(data, None, columns, name, min_columns=2)
     if len(cols) != 2:
         raise ParameterError(f"{name}: columns must be two variables, got {cols}")

@@ -18,6 +18,29 @@ from ..errors import MeasureError, ParameterError
 RECODE_VARIANTS = ("comparisons", "biased_allocation", "mad")
 
 
+def _real(value: Any, name: str, expected: str, low: float = -math.inf,
+          high: float = math.inf) -> float:
+    """``value`` as a finite float in [low, high]; ParameterError naming ``name`` otherwise."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                       np.floating)):
+        raise ParameterError(f"{name}: expected {expected}, got {value!r:.60}")
+    try:
+        x = float(value)
+    except OverflowError:
+        raise ParameterError(f"{name}: expected {expected}, got {value!r:.60}") from None
+    if not (math.isfinite(x) and low <= x <= high):
+        raise ParameterError(f"{name}: expected {expected}, got {value!r:.60}")
+    return x
+
+
+def _count(value: Any, name: str) -> int:
+    """``value`` as a non-negative integer; ParameterError naming ``name`` otherwise."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
+            or not 0 <= value <= 2**53:
+        raise ParameterError(f"{name}: expected a count (an integer >= 0), got {value!r:.60}")
+    return int(value)
+
+
 # --------------------------------------------------------------------------------------------
 # small public formulas
 # --------------------------------------------------------------------------------------------
@@ -29,9 +52,8 @@ def ldu_psr(p_value: float) -> float:
     >>> round(ldu_psr(0.05), 2), round(ldu_psr(0.01), 2)
     (0.5, 0.13)
     """
-    if not (0 <= p_value <= 1):
-        raise ParameterError(f"p_value: expected a probability, got {p_value!r}")
-    return 1.0 - math.exp(-14.0 * p_value)
+    p = _real(p_value, "p_value", "a probability in [0, 1]", 0.0, 1.0)
+    return 1.0 - math.exp(-14.0 * p)
 
 
 def grc(n_original: int, n_protected: int) -> float:
@@ -41,8 +63,8 @@ def grc(n_original: int, n_protected: int) -> float:
     >>> round(grc(100, 95), 3), grc(10, 5)
     (0.902, 0.2222222222222222)
     """
-    n, m = int(n_original), int(n_protected)
-    if n < 0 or m < 0 or m > n:
+    n, m = _count(n_original, "n_original"), _count(n_protected, "n_protected")
+    if m > n:
         raise ParameterError(f"grc: expected 0 <= m <= n, got n={n_original!r}, m={n_protected!r}")
     if n < 2:
         return 1.0
@@ -67,6 +89,14 @@ def ldu_biv_rule(
     >>> ldu_biv_rule(0.001, 0.001, 0.2, 0.1)
     (0.5, 3, 'strength compared')
     """
+    p_original = _real(p_original, "p_original", "a p-value in [0, 1]", 0.0, 1.0)
+    p_protected = _real(p_protected, "p_protected", "a p-value in [0, 1]", 0.0, 1.0)
+    coef2_original = _real(coef2_original, "coef2_original", "a finite number")
+    coef2_protected = _real(coef2_protected, "coef2_protected", "a finite number")
+    alpha = _real(alpha, "alpha", "a significance level in (0, 1)", 0.0, 1.0)
+    if not isinstance(reversed_direction, (bool, np.bool_)):
+        raise ParameterError(
+            f"reversed_direction: expected True or False, got {reversed_direction!r:.60}")
     so, sp = p_original < alpha, p_protected < alpha
     if not so and not sp:
         return 1.0, 1, "no association in either file"
@@ -94,10 +124,10 @@ def ldu_recoding(values: Any, groups: Any, *, variant: str = "comparisons") -> f
     >>> ldu_recoding([33.0, 39.0, 40.0, 49.0], ["30s", "30s", "40s", "40s"], variant="biased_allocation")
     0.5
     """
-    if variant not in RECODE_VARIANTS:
-        raise ParameterError(f"variant: expected one of {RECODE_VARIANTS}, got {variant!r}")
-    v = pd.Series(np.asarray(values) if not isinstance(values, pd.Series) else values.to_numpy())
-    g = pd.Series(np.asarray(groups) if not isinstance(groups, pd.Series) else groups.to_numpy())
+    if not isinstance(variant, str) or variant not in RECODE_VARIANTS:
+        raise ParameterError(f"variant: expected one of {RECODE_VARIANTS}, got {variant!r:.60}")
+    v = _vector(values, "values")
+    g = _vector(groups, "groups")
     if len(v) != len(g):
         raise MeasureError("ldu_recoding: values and groups differ in length")
     keep = (v.notna() & g.notna()).to_numpy()
@@ -144,3 +174,27 @@ def ldu_recoding(values: Any, groups: Any, *, variant: str = "comparisons") -> f
                 d_nb = np.minimum(d_nb, np.minimum(lo, hi))
         biased += int(np.sum(d_nb < d_own))
     return 1.0 - biased / len(x)
+
+
+def _vector(x: Any, name: str) -> pd.Series:
+    """A one-dimensional sequence of scalar values as a Series; MeasureError naming ``name``."""
+    if isinstance(x, pd.Series):
+        out = pd.Series(x.to_numpy())
+    elif isinstance(x, (list, tuple, np.ndarray, pd.Index)):
+        try:
+            arr = np.asarray(x)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is None or arr.ndim != 1:
+            raise MeasureError(f"ldu_recoding: {name} must be a one-dimensional sequence of "
+                               "values (one per record)")
+        out = pd.Series(arr)
+    else:
+        raise MeasureError(f"ldu_recoding: {name} must be a sequence of values (one per record), "
+                           f"got {type(x).__name__}")
+    if len(out) == 0:
+        raise MeasureError(f"ldu_recoding: {name} has no records")
+    if out.dtype == object and out.map(lambda v: isinstance(v, (list, dict, set, tuple,
+                                                                  np.ndarray))).any():
+        raise MeasureError(f"ldu_recoding: {name} holds values that are not scalars")
+    return out

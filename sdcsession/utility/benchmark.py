@@ -200,8 +200,11 @@ def arpr(
     >>> r.threshold, r.value
     (1.7999999999999998, 0.2)
     """
-    if not (0 < p <= 1) or not (0 < q < 1):
-        raise ParameterError(f"arpr: expected 0 < p <= 1 and 0 < q < 1, got p={p!r}, q={q!r}")
+    for name, v, ok in (("p", p, lambda t: 0 < t <= 1), ("q", q, lambda t: 0 < t < 1)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
+                                                                 np.floating)) or not ok(v):
+            raise ParameterError(
+                f"arpr: expected 0 < p <= 1 and 0 < q < 1, got {name}={v!r:.60}")
     x, w, g = _prepare(values, weights, by, na_rm)
     rate, thr, med = _k_arpr(x, w, p, q)
     per = None

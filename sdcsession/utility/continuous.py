@@ -166,10 +166,33 @@ def mcd_covariance(
     >>> bool(np.all(np.abs(mcd_covariance(x) - np.eye(2)) < 0.5))
     True
     """
-    x = np.asarray(x, dtype=float)
+    if isinstance(x, (str, bytes, bool)) or x is None:
+        raise MeasureError(f"mcd_covariance: x must be a 2-d array of numbers, got {type(x).__name__}")
+    try:
+        x = np.asarray(x, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise MeasureError("mcd_covariance: x must be a 2-d array of numbers (records × variables)"
+                           ) from None
+    if x.ndim != 2 or x.shape[1] == 0:
+        raise MeasureError(f"mcd_covariance: x must be a 2-d array (records × variables), got shape "
+                           f"{x.shape}")
+    if not np.isfinite(x).all():
+        raise MeasureError("mcd_covariance: x holds missing or infinite values; drop those records")
     n, p = x.shape
+    seed = check_seed(seed, "mcd_covariance")
+    for name, v, low in (("n_starts", n_starts, 0), ("max_steps", max_steps, 1)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) \
+                or not low <= v <= 10**6:
+            raise ParameterError(f"mcd_covariance: {name} must be an integer in [{low}, 10**6], "
+                                 f"got {v!r:.60}")
+    if support_fraction is not None and (
+            isinstance(support_fraction, (bool, np.bool_))
+            or not isinstance(support_fraction, (int, float, np.integer, np.floating))
+            or not 0.5 <= support_fraction <= 1):
+        raise ParameterError("mcd_covariance: support_fraction must be a number in [0.5, 1] or "
+                             f"None, got {support_fraction!r:.60}")
     if n <= p + 1:
-        raise MeasureError(f"mcd_covariance: needs more than p + 1 = {p + 1} records, got {n}")
+        raise MeasureError(f"mcd_covariance: x needs more than p + 1 = {p + 1} records, got {n}")
     h = "floor" if support_fraction is None else int(np.ceil(support_fraction * n))
     return mcd(x, h=h, n_starts=n_starts, seed=seed, max_steps=max_steps, reweight=True).scatter
 

@@ -15,13 +15,22 @@ Example
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
+from numbers import Real
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, ParameterError
-from ._align import check_frames, column_list, encode_one, resolve_columns, weights_of
+from ._align import (
+    check_cells,
+    check_frame,
+    check_frames,
+    column_list,
+    encode_one,
+    resolve_columns,
+    weights_of,
+)
 
 __all__ = ["entropy", "entropy_change", "ebil", "dist"]
 
@@ -32,7 +41,9 @@ def _log(x: np.ndarray, base: float | None) -> np.ndarray:
 
 
 def _check_base(base: float | None) -> None:
-    if base is not None and not (base > 0 and base != 1):
+    if base is not None and (
+            isinstance(base, (bool, np.bool_)) or not isinstance(base, Real)
+            or not np.isfinite(float(base)) or not (base > 0 and base != 1)):
         raise ParameterError(f"base: expected a positive number other than 1 (or None), got {base!r}")
 
 
@@ -79,17 +90,28 @@ def entropy(
     >>> round(entropy(pd.Series(["a", "b", None, None])), 6)   # -(2 · 1/4 · log(1/4))
     0.693147
     """
-    if missing not in ("exclude", "category"):
+    if not isinstance(missing, str) or missing not in ("exclude", "category"):
         raise ParameterError(f"missing: expected 'exclude' or 'category', got {missing!r}")
     _check_base(base)
+    base = None if base is None else float(base)
     if not isinstance(data, (pd.Series, pd.DataFrame)):
-        raise MeasureError(f"entropy: expected a pandas Series or DataFrame, got {type(data).__name__}")
+        raise MeasureError(
+            f"entropy: data must be a pandas Series or DataFrame, got {type(data).__name__}")
+    if isinstance(data, pd.DataFrame):
+        check_frame(data, "data", "entropy")
+        check_cells(data, list(data.columns), "data", "entropy")
+    else:
+        check_cells(data.to_frame(name="data"), ["data"], "data", "entropy")
     codes, _ = _joint_codes(data, missing)
     n_rec = len(codes)
     if n_rec == 0:
         raise MeasureError("entropy: no records")
     if weight is not None:
-        w = np.asarray(weight, dtype=np.float64)
+        try:
+            w = np.asarray(weight, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise MeasureError("entropy: weight must have one finite value >= 0 per record, got "
+                               f"{type(weight).__name__}") from None
         if w.shape != (n_rec,) or not np.isfinite(w).all() or (w < 0).any():
             raise MeasureError("entropy: weight must have one finite value >= 0 per record")
     else:

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..errors import MeasureError, ParameterError
 from ._align import (
+    check_frame,
     check_frames,
     check_named,
     encode_one,
@@ -118,7 +119,8 @@ def equivalence_class_sizes(masked: pd.DataFrame, *, keys: Iterable[Hashable]) -
     >>> equivalence_class_sizes(m, keys=["a"]).tolist()
     [2, 2, 1]
     """
-    cols = resolve_columns(masked, None, keys, "equivalence_class_sizes")
+    check_frame(masked, "masked", "equivalence_class_sizes")
+    cols = resolve_columns(masked, None, keys, "equivalence_class_sizes", what="keys")
     ids, sizes = _classes(masked, cols)
     out = np.where(ids >= 0, sizes[np.maximum(ids, 0)] if len(sizes) else 0, 0)
     return pd.Series(out.astype(np.int64), index=masked.index, name="class_size")
@@ -139,7 +141,8 @@ def c_avg(masked: pd.DataFrame, *, keys: Iterable[Hashable], k: int) -> float:
     """
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ParameterError(f"k: expected an integer >= 1, got {k!r}")
-    cols = resolve_columns(masked, None, keys, "c_avg")
+    check_frame(masked, "masked", "c_avg")
+    cols = resolve_columns(masked, None, keys, "c_avg", what="keys")
     ids, sizes = _classes(masked, cols)
     if len(sizes) == 0:
         raise MeasureError("c_avg: no record left (all suppressed)")
@@ -168,21 +171,29 @@ def discernibility(
     >>> discernibility(m.iloc[:2], keys=["age", "sex"], suppressed=1)   # 2² + 3 · 1
     7.0
     """
-    cols = resolve_columns(masked, None, keys, "discernibility")
+    check_frame(masked, "masked", "discernibility")
+    cols = resolve_columns(masked, None, keys, "discernibility", what="keys")
     ids, _ = _classes(masked, cols)
     extra = 0
     if suppressed is None:
         supp = ids < 0
     elif isinstance(suppressed, (int, np.integer)) and not isinstance(suppressed, bool):
-        if suppressed < 0:
-            raise ParameterError("suppressed: expected a count >= 0")
+        if not 0 <= suppressed <= 2**53:
+            raise ParameterError(f"suppressed: expected a count >= 0, got {suppressed!r}")
         supp = ids < 0
         extra = int(suppressed)
     else:
-        supp = np.asarray(suppressed, dtype=bool)
-        if supp.shape != (len(masked),):
-            raise ParameterError("suppressed: a boolean mask needs one value per masked record")
-        supp = supp | (ids < 0)
+        arr = np.asarray(suppressed) if isinstance(suppressed, (np.ndarray, pd.Series, list)) \
+            else None
+        if arr is None or arr.dtype != bool or arr.shape != (len(masked),):
+            raise ParameterError(
+                "suppressed: expected a count of removed records or a boolean mask with one "
+                f"value per masked record, got {type(suppressed).__name__}")
+        supp = arr | (ids < 0)
+    if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer))
+                          or not len(masked) <= n <= 2**53):
+        raise ParameterError(
+            f"n: expected an integer >= the number of masked records ({len(masked)}), got {n!r}")
     keep = ~supp
     if keep.any():
         _, inv = np.unique(ids[keep], return_inverse=True)

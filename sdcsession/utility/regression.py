@@ -29,6 +29,7 @@ Example
 from __future__ import annotations
 
 import numbers
+from collections.abc import Hashable
 from typing import Any
 
 import attrs
@@ -37,7 +38,7 @@ import pandas as pd
 
 from ..errors import MeasureError, ParameterError
 from ..formula import Design, Formula, build_design, model_matrix, parse_formula
-from ._align import check_frames
+from ._align import check_frame, check_frames
 from .benchmark import ci_overlap
 
 __all__ = ["compare_regression", "fit_formula", "RegressionComparison", "MODELS"]
@@ -128,10 +129,15 @@ def fit_formula(data: pd.DataFrame, formula: str, *, model: str = "ols",
     >>> fit_formula(df, "y ~ x").params.round(12).tolist()
     [1.0, 2.0]
     """
-    if model not in MODELS:
-        raise ParameterError(f"model: expected one of {MODELS}, got {model!r}")
+    if not isinstance(model, str) or model not in MODELS:
+        raise ParameterError(f"model: expected one of {MODELS}, got {model!r:.60}")
     if model == "wls" and weight is None:
         raise ParameterError("model='wls' needs weight=<column of weights>")
+    check_frame(data, "data", "fit_formula")
+    if weight is not None and (isinstance(weight, bool) or not isinstance(weight, Hashable)
+                               or weight not in data.columns):
+        raise MeasureError(f"fit_formula: weight must be a column name of the data, got "
+                           f"{weight!r:.60}")
     return _fit(data, parse_formula(formula), model, weight, "")[0]
 
 
