@@ -61,6 +61,8 @@ TEMPLATES: dict[str, dict[str, Any]] = {
     "rank_swap": {"columns": "income", "p": 5},
     "shuffle": {"columns": "income", "by": ["expend"]},
 }
+TEMPLATES["record_swap"] = {"hierarchy": ["region"], "similar": ["hhsize"], "swaprate": 0.1,
+                            "risk_variables": ["sex", "age5"]}
 
 
 def treatment_methods() -> list[str]:

@@ -31,3 +31,8 @@ __all__ = [
     "RankSwap",
     "Shuffle",
 ]
+
+# targeted record swapping (issue 18)
+from .record_swapping import RecordSwap  # noqa: E402
+
+__all__ += ["RecordSwap"]

@@ -85,3 +85,8 @@ for _mod in ("benchmark", "gdu", "regression"):
         if _n not in __all__:
             __all__.append(_n)
 del _mod
+
+# frequency-table information loss of record swapping (issue 18)
+from .info_loss import InfoLoss, TableLoss, info_loss  # noqa: E402
+
+__all__ += ["info_loss", "InfoLoss", "TableLoss"]

@@ -1,0 +1,284 @@
+"""Information loss of frequency tables after record swapping (sdcMicro ``infoLoss``).
+
+For each table (a list of variables) the cells of the table and of all its margins (the tables of
+every non-empty subset of its variables) are counted in the original file (o) and in the swapped
+file (s); every cell that is non-empty in either file is compared with the metrics
+
+- ``abs``: |o − s| (absolute deviation),
+- ``rel_abs``: |o − s| / o (relative absolute deviation; 0 where o = 0, as sdcMicro),
+- ``abs_sqrt``: |√o − √s| (absolute deviation of square roots),
+
+summarised by quantiles (type 7: the linear interpolation of numpy and R's default) at
+0, 0.1, …, 0.9, 0.95, 0.99, 1 and the mean (sdcMicro's ``measures``), by cumulative distributions
+(for ``rel_abs`` and ``abs_sqrt`` over the groups [0, 0.02], (0.02, 0.05], (0.05, 0.1], (0.1, 0.2],
+…, (0.5, ∞); for ``abs`` over its values), by the distribution of the noise o − s
+(``overview``), and by the numbers of *false zeros* (o > 0, s = 0) and *false non-zeros*
+(o = 0, s > 0). Each table also gets its Hellinger distance on the inner cells (counts, Shlomo,
+Antal & Elliot 2015)
+
+    HD = sqrt( ½ Σ_cells (√o − √s)² ),  0 ≤ HD ≤ sqrt(n).
+
+Missing values are a category of their own; in margin cells the variables summed over are
+missing and the column ``variables`` names the variables the cell is defined over. With
+``household`` the cells count households (one record per household id) instead of persons.
+
+References: sdcMicro ``infoLoss`` documentation (Gussenbauer; measures for targeted record
+swapping); Shlomo, N., Antal, L. & Elliot, M. (2015), Measuring disclosure risk and data utility
+for flexible table generators, Journal of Official Statistics 31(2), 305–324 (Hellinger distance).
+
+Example
+-------
+>>> import pandas as pd
+>>> o = pd.DataFrame({"reg": ["a", "a", "b", "b"], "sex": ["m", "f", "m", "f"]})
+>>> s = o.assign(reg=["b", "a", "a", "b"])
+>>> r = info_loss(o, s, [["reg"]])
+>>> int(r.summary.loc[0, "cells"]), float(r.summary.loc[0, "hellinger"])
+(2, 0.0)
+>>> r.tables[0].measures.loc["Mean", "abs"]
+np.float64(0.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from itertools import combinations
+from typing import Any
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from ..errors import MeasureError, ParameterError
+from ._align import check_cells, check_frame, encode_pair
+
+__all__ = ["info_loss", "InfoLoss", "TableLoss", "METRICS", "PROBS", "QUANTVALS"]
+
+#: metric name -> function of the (original, swapped) cell counts
+METRICS = ("abs", "rel_abs", "abs_sqrt")
+#: quantiles reported for each metric (sdcMicro's default ``probs``)
+PROBS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0)
+#: group bounds of the cumulative distributions of ``rel_abs`` and ``abs_sqrt``
+QUANTVALS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, np.inf)
+#: the most variables one table may have (2**p − 1 sub-tables are counted)
+MAX_TABLE_VARIABLES = 12
+_RESERVED = ("count_o", "count_s", "variables", *METRICS)
+
+
+@attrs.frozen
+class TableLoss:
+    """Information loss of one table (see the module docstring).
+
+    ``cells``: one row per cell (table variables, ``variables``, ``count_o``, ``count_s`` and one
+    column per metric); ``measures``: quantiles and mean of each metric (rows ``Min``, ``10%``,
+    …, ``Mean``, ``Median``, …, ``Max``); ``cumulative``: per metric a DataFrame ``cat``, ``cnt``,
+    ``pct``; ``overview``: cells per noise value o − s (``noise``, ``cnt``, ``pct``).
+    """
+
+    columns: tuple[Hashable, ...]
+    cells: pd.DataFrame = attrs.field(repr=False, eq=False)
+    measures: pd.DataFrame = attrs.field(repr=False, eq=False)
+    cumulative: dict[str, pd.DataFrame] = attrs.field(repr=False, eq=False)
+    overview: pd.DataFrame = attrs.field(repr=False, eq=False)
+    false_zero: int
+    false_nonzero: int
+    hellinger: float
+
+
+@attrs.frozen
+class InfoLoss:
+    """Result of `info_loss`: ``tables`` (one `TableLoss` per table, in order) and ``summary``
+    (one row per table: ``table``, ``cells``, ``hellinger``, ``false_zero``, ``false_nonzero``
+    and the mean of each metric as ``mean_<metric>``)."""
+
+    tables: tuple[TableLoss, ...]
+    summary: pd.DataFrame = attrs.field(repr=False, eq=False)
+
+
+def _tables(tables: Any) -> list[list[Hashable]]:
+    what = "info_loss: tables"
+    if isinstance(tables, (str, bytes, Mapping, set, frozenset, pd.DataFrame)) or \
+            not isinstance(tables, Iterable):
+        raise ParameterError(f"{what} must be a list of column lists, e.g. [['region', 'sex']], "
+                             f"got {type(tables).__name__}")
+    items: list[Any] = []
+    for t in tables:
+        items.append(t)
+        if len(items) > 10_000:
+            raise ParameterError(f"{what}: more than 10000 tables")
+    if not items:
+        raise ParameterError(f"{what}: expected at least one table")
+    if all(isinstance(t, str) for t in items):
+        items = [items]  # a flat list of names is one table (sdcMicro's table_vars)
+    out = []
+    for i, t in enumerate(items):
+        if isinstance(t, (str, bytes, Mapping, set, frozenset)) or not isinstance(t, (list, tuple)):
+            raise ParameterError(f"{what}[{i}] must be a list of column names, got {t!r:.40}")
+        cols = list(t)
+        if not cols or len(cols) > MAX_TABLE_VARIABLES:
+            raise ParameterError(f"{what}[{i}] must list 1 to {MAX_TABLE_VARIABLES} columns, "
+                                 f"got {len(cols)}")
+        if not all(isinstance(c, Hashable) and not isinstance(c, (tuple, list)) for c in cols):
+            raise ParameterError(f"{what}[{i}] must list column names, got {cols!r:.60}")
+        if len(set(cols)) != len(cols):
+            raise ParameterError(f"{what}[{i}] names a column more than once: {cols}")
+        bad = [c for c in cols if c in _RESERVED]
+        if bad:
+            raise ParameterError(f"{what}[{i}]: column name(s) {bad} clash with the result "
+                                 f"columns {list(_RESERVED)}; rename them first")
+        out.append(cols)
+    return out
+
+
+def _metrics(metric: Any) -> tuple[str, ...]:
+    names = (metric,) if isinstance(metric, str) else metric
+    if not isinstance(names, (list, tuple)) or not names or \
+            not all(isinstance(m, str) and m in METRICS for m in names):
+        raise ParameterError(f"info_loss: metric must be one or more of {list(METRICS)}, got "
+                             f"{metric!r:.60}")
+    if len(set(names)) != len(names):
+        raise ParameterError(f"info_loss: metric names a measure twice: {list(names)}")
+    return tuple(names)
+
+
+def metric_values(name: str, o: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """The metric ``name`` per cell from original counts ``o`` and swapped counts ``s``.
+
+    >>> metric_values("rel_abs", np.array([4.0, 0.0]), np.array([3.0, 2.0])).tolist()
+    [0.25, 0.0]
+    """
+    if name == "abs":
+        return np.abs(o - s)
+    if name == "rel_abs":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.abs(o - s) / o
+        return np.where(o > 0, r, 0.0)
+    return np.abs(np.sqrt(o) - np.sqrt(s))
+
+
+def _distribution(x: np.ndarray) -> pd.Series:
+    """Quantiles at `PROBS` (type 7) with the mean inserted before the median."""
+    q = np.quantile(x, PROBS) if x.size else np.full(len(PROBS), np.nan)
+    names = ["Min" if p == 0 else "Median" if p == 0.5 else "Max" if p == 1 else f"{p * 100:g}%"
+             for p in PROBS]
+    at = PROBS.index(0.5)
+    values = [*q[:at], float(x.mean()) if x.size else np.nan, *q[at:]]
+    return pd.Series(values, index=[*names[:at], "Mean", *names[at:]], dtype=float)
+
+
+def _cumulative(name: str, x: np.ndarray) -> pd.DataFrame:
+    if name == "abs":
+        vals, cnt = np.unique(x, return_counts=True)
+        cats = [f"{v:g}" for v in vals]
+    else:
+        bounds = np.asarray(QUANTVALS)
+        group = np.clip(np.searchsorted(bounds, x, side="left") - 1, 0, len(bounds) - 2)
+        cnt = np.bincount(group, minlength=len(bounds) - 1)
+        cats = [f"[0,{b:g}]" for b in bounds[1:]]
+    c = np.cumsum(cnt)
+    return pd.DataFrame({"cat": cats, "cnt": c, "pct": c / max(x.size, 1)})
+
+
+def _count_table(cols: list[Hashable], encs: list[Any], n_o: int, n_s: int) -> pd.DataFrame:
+    """Cell counts of every sub-table of ``cols`` in both files (cells non-empty in either)."""
+    parts = []
+    for r in range(len(cols), 0, -1):
+        for sub in combinations(range(len(cols)), r):
+            key = np.zeros(n_o + n_s, dtype=np.int64)
+            for j in sub:
+                e = encs[j]
+                code = np.concatenate([e.codes_o, e.codes_m]) + 1  # missing (-1) -> 0
+                key = pd.factorize(key * (e.n_categories + 1) + code)[0].astype(np.int64)
+            cell, first = np.unique(key, return_index=True)
+            inv = np.searchsorted(cell, key)
+            count_o = np.bincount(inv[:n_o], minlength=cell.size)
+            count_s = np.bincount(inv[n_o:], minlength=cell.size)
+            frame = {}
+            for j, c in enumerate(cols):
+                e = encs[j]
+                if j in sub:
+                    code = np.concatenate([e.codes_o, e.codes_m])[first]
+                    frame[c] = e.categories.take(np.maximum(code, 0)).astype(object).where(
+                        code >= 0, None) if e.n_categories else [None] * cell.size
+                else:
+                    frame[c] = [None] * cell.size
+            frame["variables"] = [tuple(cols[j] for j in sub)] * cell.size
+            frame["count_o"] = count_o
+            frame["count_s"] = count_s
+            parts.append(pd.DataFrame(frame))
+    return pd.concat(parts, ignore_index=True)
+
+
+def info_loss(original: pd.DataFrame, swapped: pd.DataFrame,
+              tables: Sequence[Sequence[Hashable]],
+              metric: Sequence[str] | str = METRICS, *, household: Hashable | None = None,
+              margins: bool = True) -> InfoLoss:
+    """Change of frequency tables between ``original`` and ``swapped`` (sdcMicro ``infoLoss``).
+
+    Parameters
+    ----------
+    original, swapped : the files before and after masking (they may differ in length).
+    tables : a list of tables, each a list of column names present in both files; a flat list
+        of names is one table.
+    metric : one or more of ``"abs"``, ``"rel_abs"``, ``"abs_sqrt"`` (see the module docstring).
+    household : a household id column: count households (first record of each) instead of
+        records.
+    margins : also compare the cells of every margin of each table (sdcMicro's default); with
+        ``False`` only the inner cells.
+
+    Returns
+    -------
+    `InfoLoss` with one `TableLoss` per table (cells, quantile measures, cumulative
+    distributions, noise overview, false zeros / non-zeros, Hellinger distance) and a summary.
+
+    Example
+    -------
+    >>> o = pd.DataFrame({"reg": ["a", "a", "a", "b"]})
+    >>> s = pd.DataFrame({"reg": ["a", "a", "b", "b"]})
+    >>> t = info_loss(o, s, [["reg"]], margins=False).tables[0]
+    >>> t.cells[["reg", "count_o", "count_s", "abs", "rel_abs"]].values.tolist()
+    [['a', 3, 2, 1.0, 0.3333333333333333], ['b', 1, 2, 1.0, 1.0]]
+    >>> round(t.hellinger, 6)   # sqrt(((√3 − √2)² + (1 − √2)²) / 2)
+    0.369184
+    """
+    check_frame(original, "original", "info_loss")
+    check_frame(swapped, "swapped", "info_loss")
+    specs = _tables(tables)
+    names = _metrics(metric)
+    if not isinstance(margins, (bool, np.bool_)):
+        raise ParameterError(f"info_loss: margins must be True or False, got {margins!r:.40}")
+    needed = list(dict.fromkeys(c for t in specs for c in t))
+    if household is not None:
+        needed.append(household)
+    for df, which in ((original, "original"), (swapped, "swapped")):
+        absent = [c for c in dict.fromkeys(needed) if c not in df.columns]
+        if absent:
+            raise MeasureError(f"info_loss: column(s) {absent} not in the {which} file")
+        check_cells(df, list(dict.fromkeys(needed)), which, "info_loss")
+    if household is not None:
+        original = original.drop_duplicates(subset=[household])
+        swapped = swapped.drop_duplicates(subset=[household])
+    results, rows = [], []
+    for cols in specs:
+        encs = [encode_pair(original[c], swapped[c]) for c in cols]
+        cells = _count_table(cols, encs, len(original), len(swapped))
+        if not margins:
+            cells = cells[cells["variables"].map(len) == len(cols)].reset_index(drop=True)
+        o = cells["count_o"].to_numpy(dtype=np.float64)
+        s = cells["count_s"].to_numpy(dtype=np.float64)
+        for m in names:
+            cells[m] = metric_values(m, o, s)
+        inner = (cells["variables"].map(len) == len(cols)).to_numpy()
+        hd = float(np.sqrt(0.5 * np.sum((np.sqrt(o[inner]) - np.sqrt(s[inner])) ** 2)))
+        noise, cnt = np.unique((o - s).astype(np.int64), return_counts=True)
+        t = TableLoss(
+            columns=tuple(cols), cells=cells,
+            measures=pd.DataFrame({m: _distribution(cells[m].to_numpy()) for m in names}),
+            cumulative={m: _cumulative(m, cells[m].to_numpy()) for m in names},
+            overview=pd.DataFrame({"noise": noise, "cnt": cnt, "pct": cnt / max(len(o), 1)}),
+            false_zero=int(((o > 0) & (s == 0)).sum()),
+            false_nonzero=int(((o == 0) & (s > 0)).sum()), hellinger=hd)
+        results.append(t)
+        rows.append({"table": " × ".join(map(str, cols)), "cells": len(cells), "hellinger": hd,
+                     "false_zero": t.false_zero, "false_nonzero": t.false_nonzero,
+                     **{f"mean_{m}": float(cells[m].mean()) for m in names}})
+    return InfoLoss(tables=tuple(results), summary=pd.DataFrame(rows))
