@@ -60,6 +60,9 @@ TEMPLATES: dict[str, dict[str, Any]] = {
     "microaggregation": {"columns": ["income", "expend"], "k": 3},
     "rank_swap": {"columns": "income", "p": 5},
     "shuffle": {"columns": "income", "by": ["expend"]},
+    "mv_top_code": {"columns": ["income", "expend"], "alpha": 0.025},
+    "microaggregation_gower": {"columns": ["sex", "income"], "k": 3},
+    "local_recode": {"columns": ["sex", "age5"], "k": 2},
 }
 TEMPLATES["record_swap"] = {"hierarchy": ["region"], "similar": ["hhsize"], "swaprate": 0.1,
                             "risk_variables": ["sex", "age5"]}

@@ -5,7 +5,10 @@ Importing this package registers every treatment type (see `TREATMENTS`).
 
 from .base import TREATMENTS, Result, Treatment
 from .basic import Recode, RemoveColumns
+from .local_recoding import LocalRecode
 from .microaggregation import Microaggregation
+from .microaggregation_gower import MicroaggregationGower
+from .mv_top_coding import MvTopCode
 from .noise import AddNoise
 from .pram import Pram
 from .recoding import GlobalRecode, GroupCategories, RoundValues, TopBottomCode
@@ -30,6 +33,9 @@ __all__ = [
     "Microaggregation",
     "RankSwap",
     "Shuffle",
+    "MvTopCode",
+    "MicroaggregationGower",
+    "LocalRecode",
 ]
 
 # targeted record swapping (issue 18)

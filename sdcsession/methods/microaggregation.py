@@ -20,6 +20,18 @@ Methods
 ``"single"``
     Sort the records by one variable (``sort_by``, default the first column), consecutive groups of
     k as above; all columns aggregated with these groups.
+``"onedims"``
+    sdcMicro's individual ranking: as ``"individual_ranking"``, but the group with the n mod k
+    extra records goes where it adds the least within-group sum of squares (not always last);
+    `sdcsession.methods.microaggregation_sorting`.
+``"rmd"``
+    Robust-distance ordering (Templ & Meindl 2008): the most outlying remaining record (robust
+    Mahalanobis distance from the MCD fit) and its k − 1 nearest neighbours form a group, until
+    k..2k−1 remain; `sdcsession.methods.microaggregation_robust`.
+``"simple"``, ``"pca"``, ``"mcdpca"``, ``"pppca"``, ``"influence"``, ``"clustpppca"``
+    Consecutive groups of k along one order of the records (file order, first principal
+    component, MCD principal component, projection-pursuit component, or sorted clusters);
+    `sdcsession.methods.microaggregation_sorting`. ``"single"`` also comes from there.
 ``"optimal_univariate"``
     Each variable separately: the optimal k-partition of sorted values minimising the within-group
     sum of squares (Hansen & Mukherjee 2003): the optimal groups are contiguous in sorted order and
@@ -30,6 +42,12 @@ Notes
 -----
 Speed of MDAV: see `sdcsession.methods.mdav` (a branch-and-bound leaf index on large
 inputs, plain vectorised scans on the rest; exact).
+
+Weights. With ``weights`` (a column of non-negative sampling weights) each group's value is the
+weighted mean ``Σ w_i x_i / Σ w_i`` (or the weighted median: the smallest value whose cumulative
+weight reaches half the group's weight, averaged with the next value when it reaches exactly
+half, as sdcMicro's weighted median); a group whose weights sum to 0 gets the unweighted value.
+The grouping itself does not use the weights (sdcMicro neither).
 
 Missing values. Records complete on the treated columns are aggregated as above. Records with a
 missing value keep it (missing stays missing) and are aggregated among themselves by missingness
@@ -76,6 +94,9 @@ from .mdav import (  # noqa: F401  (SCAN_BELOW and the private MDAV kernels: re-
     _mdav_tree,
     mdav_groups,
 )
+from .microaggregation_robust import rmd_groups
+from .microaggregation_sorting import onedims_groups, sorting_groups
+from .microaggregation_weights import check_weights, weighted_aggregate
 from .noise import _names, _put, numeric_block
 from .univariate_groups import optimal_univariate_groups, ranking_groups
 
@@ -84,7 +105,10 @@ __all__ = [
     "optimal_univariate_groups", "within_group_ss", "MICROAGGREGATION_METHODS",
 ]
 
-MICROAGGREGATION_METHODS = ("mdav", "individual_ranking", "single", "optimal_univariate")
+MICROAGGREGATION_METHODS = ("mdav", "individual_ranking", "single", "optimal_univariate", "rmd",
+                            "onedims", "simple", "pca", "mcdpca", "pppca", "influence",
+                            "clustpppca")
+_UNIVARIATE = ("individual_ranking", "optimal_univariate", "onedims")
 
 
 def within_group_ss(z: np.ndarray, labels: np.ndarray) -> float:
@@ -105,8 +129,12 @@ def within_group_ss(z: np.ndarray, labels: np.ndarray) -> float:
     return total
 
 
-def _aggregate(col: np.ndarray, labels: np.ndarray, how: str) -> np.ndarray:
-    """Replace each value by its group's mean/median (labels ≥ 0 dense per call)."""
+def _aggregate(col: np.ndarray, labels: np.ndarray, how: str,
+               w: np.ndarray | None = None) -> np.ndarray:
+    """Replace each value by its group's mean/median (labels ≥ 0 dense per call), weighted by
+    ``w`` when given (`weighted_aggregate`)."""
+    if w is not None:
+        return weighted_aggregate(col, labels, how, w)
     _, inv = np.unique(labels, return_inverse=True)
     cnt = np.bincount(inv)
     if how == "mean":
@@ -141,6 +169,7 @@ def _stratum_codes(data: pd.DataFrame, strata: tuple[str, ...]) -> tuple[np.ndar
 def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, k: int = 3,
                      method: str = "mdav", strata: list[str] | tuple[str, ...] | None = None,
                      aggregate: str = "mean", sort_by: str | None = None,
+                     weights: str | None = None,
                      progress: bool | None = None) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Microaggregate numeric ``columns`` in groups of k..2k−1 records (see module docstring).
 
@@ -149,10 +178,11 @@ def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *
     data : the microdata (not modified).
     columns : numeric columns.
     k : minimum group size (≥ 2).
-    method : ``"mdav"``, ``"individual_ranking"``, ``"single"`` or ``"optimal_univariate"``.
+    method : one of ``MICROAGGREGATION_METHODS`` (module docstring).
     strata : columns within whose categories to work separately.
     aggregate : ``"mean"`` or ``"median"``.
     sort_by : the sort variable of ``"single"``.
+    weights : a column of sampling weights for weighted group means/medians (None: unweighted).
     progress : progress bar for MDAV; None is automatic (on in terminals and notebooks, off in CI).
 
     Returns the new DataFrame (treated columns float64) and notes: ``n_groups`` (per column for
@@ -170,12 +200,13 @@ def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *
     columns = tuple(columns)
     strata = tuple(strata or ())
     if method not in MICROAGGREGATION_METHODS:
-        raise ParameterError(f"method: expected one of {MICROAGGREGATION_METHODS}, got {method!r}")
+        raise ParameterError(f"method: expected one of {MICROAGGREGATION_METHODS}, got {method!r:.60}")
     if aggregate not in ("mean", "median"):
         raise ParameterError(f"aggregate: expected 'mean' or 'median', got {aggregate!r}")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
         raise ParameterError(f"k: expected an integer ≥ 2, got {k!r}")
     x = numeric_block(data, columns, "microaggregation")
+    w = None if weights is None else check_weights(data, weights, "microaggregation")
     if method == "single":
         sort_by = sort_by or columns[0]
         if sort_by not in columns:
@@ -194,7 +225,7 @@ def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *
     out = x.copy()
     p = len(columns)
     group_sizes: dict[int, int] = {}
-    n_groups: Any = 0 if method in ("mdav", "single") else dict.fromkeys(columns, 0)
+    n_groups: Any = dict.fromkeys(columns, 0) if method in _UNIVARIATE else 0
     sse = 0.0
     suppressed = dict.fromkeys(columns, 0)
 
@@ -205,23 +236,28 @@ def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *
         return len(cnt)
 
     def univariate(rows: np.ndarray, j: int) -> None:
-        nonlocal n_groups
+        nonlocal n_groups, sse
         v = x[rows, j]
         lab = (optimal_univariate_groups(v, k) if method == "optimal_univariate"
-               else ranking_groups(v, k))
-        out[rows, j] = _aggregate(v, lab, aggregate)
+               else onedims_groups(v, k) if method == "onedims" else ranking_groups(v, k))
+        out[rows, j] = _aggregate(v, lab, aggregate, None if w is None else w[rows])
         n_groups[columns[j]] += count(lab)
+        sse += within_group_ss(z_all[rows, j], lab)
 
     def multivariate(rows: np.ndarray, cols: np.ndarray) -> None:
         nonlocal n_groups, sse
         z = z_all[np.ix_(rows, cols)]
         if method == "mdav":
             lab = _mdav_labels(z, k, bar)
+        elif method == "rmd":
+            lab = rmd_groups(z, k)
         else:
-            j = columns.index(sort_by)
-            lab = ranking_groups(x[rows, j], k)
+            jj = columns.index(sort_by) if method == "single" else 0
+            sort_j = int(np.flatnonzero(cols == jj)[0]) if (cols == jj).any() else 0
+            lab = sorting_groups(method, z, k, sort_j)
+        wr = None if w is None else w[rows]
         for j in cols:
-            out[rows, j] = _aggregate(x[rows, j], lab, aggregate)
+            out[rows, j] = _aggregate(x[rows, j], lab, aggregate, wr)
         n_groups += count(lab)
         if len(cols) == p:
             sse += within_group_ss(z, lab)
@@ -230,7 +266,7 @@ def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *
     bar = Bar(len(data), desc="MDAV", enabled=progress if method == "mdav" else False)
     for st in range(len(slabels)):
         in_st = sidx == st
-        if method in ("individual_ranking", "optimal_univariate"):
+        if method in _UNIVARIATE:
             for j in range(p):
                 rows = np.flatnonzero(in_st & ~miss[:, j])
                 if 0 < len(rows) < k:
@@ -267,7 +303,7 @@ def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *
                 elif len(rows):
                     v = x[rows, j]
                     lab = ranking_groups(v, k)
-                    out[rows, j] = _aggregate(v, lab, aggregate)
+                    out[rows, j] = _aggregate(v, lab, aggregate, None if w is None else w[rows])
     bar.update(len(data) - bar.n)
     bar.close()
     out[miss] = np.nan
@@ -277,11 +313,10 @@ def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *
         "changed": {c: int(((out[:, j] != x[:, j]) & ~miss[:, j]).sum())
                     for j, c in enumerate(columns)},
     }
-    if method in ("mdav", "single"):
-        complete = ~miss.any(axis=1)
-        notes["sse_std"] = sse
-        zc = z_all[complete]
-        notes["sst_std"] = float(((zc - zc.mean(axis=0)) ** 2).sum()) if len(zc) else 0.0
+    # within-group SS of the standardised values (univariate methods: per variable)
+    zc = z_all[~miss.any(axis=1)]
+    notes["sse_std"] = sse
+    notes["sst_std"] = float(((zc - zc.mean(axis=0)) ** 2).sum()) if len(zc) else 0.0
     notes["incomplete"] = n_incomplete
     if any(suppressed.values()):
         notes["suppressed"] = suppressed
@@ -296,7 +331,7 @@ class Microaggregation(Treatment):
     """Microaggregation treatment (tag ``"microaggregation"``); see `microaggregation`.
 
     >>> Microaggregation(["income"], k=3).describe()
-    "microaggregation(columns=['income'], k=3, method='mdav', strata=[], aggregate='mean', sort_by=None)"
+    "microaggregation(columns=['income'], k=3, method='mdav', strata=[], aggregate='mean', sort_by=None, weights=None)"
     """
 
     type: ClassVar[str] = "microaggregation"
@@ -308,6 +343,7 @@ class Microaggregation(Treatment):
     strata: tuple[str, ...] = attrs.field(default=(), converter=lambda v: param_names(v, "strata"))
     aggregate: str = attrs.field(default="mean")
     sort_by: str | None = attrs.field(default=None)
+    weights: str | None = attrs.field(default=None)
 
     @k.validator
     def _k(self, _a: Any, v: Any) -> None:
@@ -321,6 +357,11 @@ class Microaggregation(Treatment):
     def _g(self, _a: Any, v: Any) -> None:
         check_choice("aggregate", v, ("mean", "median"))
 
+    @weights.validator
+    def _w(self, _a: Any, v: Any) -> None:
+        if v is not None and (not isinstance(v, str) or not v):
+            raise ParameterError(f"weights: expected a column name or None, got {v!r:.60}")
+
     @sort_by.validator
     def _s(self, _a: Any, v: Any) -> None:
         if v is not None and (not isinstance(v, str) or v not in self.columns):
@@ -330,11 +371,14 @@ class Microaggregation(Treatment):
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
         numeric_block(data, self.columns, "microaggregation")
         require_columns(data, list(self.strata), "microaggregation strata")
+        if self.weights is not None:
+            check_weights(data, self.weights, "microaggregation")
         if len(data) < self.k:
             raise TreatmentError(f"microaggregation: k={self.k} exceeds the {len(data)} records")
 
     def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
         out, notes = microaggregation(data, self.columns, k=self.k, method=self.method,
                                       strata=self.strata, aggregate=self.aggregate,
-                                      sort_by=self.sort_by, progress=None)
+                                      sort_by=self.sort_by, weights=self.weights,
+                                      progress=None)
         return Result(out, notes=notes)

@@ -107,11 +107,15 @@ class TreatmentMethods:
 
     def microaggregation(self, columns: Iterable[str] | str, *, k: int = 3,
                          method: str = "mdav", strata: Sequence[str] | str | None = None,
-                         aggregate: str = "mean", sort_by: str | None = None) -> Any:
-        """Replace values by group means of ≥ k similar records (MDAV by default)."""
+                         aggregate: str = "mean", sort_by: str | None = None,
+                         weights: str | None = None) -> Any:
+        """Replace values by group means of ≥ k similar records (MDAV by default; methods
+        ``"rmd"``, ``"onedims"``, ``"single"`` (``sort_by``), ``"pca"``, ``"mcdpca"``,
+        ``"pppca"``, ``"influence"``, ``"clustpppca"``, ``"simple"``, ...); ``weights``: a
+        sampling-weight column for weighted group means."""
         return self.apply(_build("microaggregation", columns=columns, k=k, method=method,
                                  strata=() if strata is None else strata, aggregate=aggregate,
-                                 sort_by=sort_by))
+                                 sort_by=sort_by, weights=weights))
 
     def rank_swap(self, columns: Iterable[str] | str, *, p: float = 5) -> Any:
         """Rank swapping within ``p`` % of the rank range (Moore 1996)."""
