@@ -12,3 +12,7 @@ from __future__ import annotations
 from .synthetic import synthetic_survey
 
 __all__ = ["synthetic_survey"]
+
+from .synthesis import synthesize  # noqa: E402  (synthetic data from a user's file)
+
+__all__ += ["synthesize"]

@@ -41,6 +41,11 @@ values of column j). What ``noise`` means differs by method:
     applied to the block as a rank-two update, so the cost is O(b²·p) per block and no b×b matrix
     is ever formed. Block-wise preservation implies global preservation of the means and
     covariance.
+``"restricted"``
+    Restricted noise (`sdcsession.methods.noise_restricted`): ``z = x̄ + c·(x − x̄ + e)`` with
+    ``c = 1/sqrt(1 + noise²)`` and noise ``e`` built to be exactly orthogonal to the data with
+    sample covariance exactly ``noise²·Σ``: the sample means and covariance matrix are preserved
+    *exactly* (complete records only; sdcMicro's ``"restr"`` forgets to add the noise).
 
 sdcMicro's ``addNoise(noise = N)`` takes percentages and uses them differently per method:
 ``"additive"`` and ``"outdect"`` (our ``"outliers"``) N/100 → ``noise = N/100`` (its default 150 is
@@ -102,12 +107,13 @@ from ..errors import ParameterError, SdcWarning, TreatmentError
 from ..risk.robust import mcd
 from ..roles import Roles
 from .base import Result, Treatment, param_names, require_columns
+from .noise_restricted import restricted_block
 from .outlier_detection import detect_outliers
 from .romm import _rotate_blocks, romm  # noqa: F401  (_rotate_blocks: kept importable from here)
 
 __all__ = ["add_noise", "AddNoise", "NOISE_METHODS", "robust_distance", "pairwise_covariance"]
 
-NOISE_METHODS = ("additive", "correlated", "correlated2", "outliers", "romm")
+NOISE_METHODS = ("additive", "correlated", "correlated2", "outliers", "romm", "restricted")
 
 
 # --------------------------------------------------------------------------- shared helpers
@@ -282,7 +288,8 @@ def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
     data : the microdata (not modified).
     columns : numeric columns to perturb; a column with only missing values is passed through
         unchanged with an `SdcWarning`.
-    method : ``"additive"``, ``"correlated"``, ``"correlated2"``, ``"outliers"`` or ``"romm"``.
+    method : ``"additive"``, ``"correlated"``, ``"correlated2"``, ``"outliers"``, ``"romm"`` or
+        ``"restricted"``.
     noise : amount of noise, ≥ 0 (0 changes nothing). ``"additive"``, ``"correlated"``,
         ``"correlated2"``: noise standard deviation as a fraction of each variable's standard
         deviation (``noise²·Σ`` is the noise covariance of the correlated methods);
@@ -347,6 +354,8 @@ def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
             z = c * z + (1.0 - c) * np.nanmean(x, axis=0)
             notes["c"] = c
             sd_spec = np.sqrt(np.diag(cov) * 2 * (1 - c))  # sd of z − x in expectation
+    elif method == "restricted":
+        z, sd_spec = restricted_block(x, noise, rng, notes)
     else:  # romm
         if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 3:
             raise ParameterError(f"block: expected an integer ≥ 3, got {block!r}")

@@ -44,6 +44,7 @@ from .base import (
     require_columns,
 )
 from .category_grouping import GroupCategories, group_categories
+from .recode_intervals import method_breaks
 from .rounding import RoundValues, round_values
 from .top_bottom_coding import TopBottomCode, top_bottom_code
 
@@ -52,7 +53,7 @@ __all__ = [
     "GlobalRecode", "GroupCategories", "TopBottomCode", "RoundValues",
 ]
 
-_METHODS = ("equidistant", "quantile")
+_METHODS = ("equidistant", "quantile", "log_equidistant")
 #: most intervals a global recode may ask for (``breaks=<int>`` or ``n``): a key variable with more
 #: categories than this is no recode, and asking for 10**9 would allocate gigabytes first
 MAX_INTERVALS = 10_000
@@ -157,15 +158,13 @@ def _resolve(x: np.ndarray, breaks: Any, method: str | None, n: int | None,
         n = _check_count(n, "n")
         if len(finite) == 0:
             raise TreatmentError(f"global_recode: column {name!r} has no non-missing values")
+        if method != "equidistant":  # sdcMicro's equalAmount / logEqui intervals
+            edges, lowest = method_breaks(finite, n, method, name)
+            return edges, lowest, True
         lo, hi = float(finite.min()), float(finite.max())
         if lo == hi:
             hi = lo + 1.0
-        if method == "equidistant":
-            b = np.linspace(lo, hi, int(n) + 1)
-        else:
-            b = np.unique(np.quantile(finite, np.linspace(0, 1, int(n) + 1)))
-            if len(b) < 2:
-                b = np.array([lo, hi])
+        b = np.linspace(lo, hi, int(n) + 1)
         brks = _check_breaks([float(v) for v in b])
         return np.array(brks, dtype=float), True, False
     if method is not None or n is not None:
@@ -226,8 +225,12 @@ def global_recode(
     ``cut``, whose limits are min - range/1000 and max + range/1000; sdcMicro 5.8.1 does not.)
 
     ``method="equidistant"`` with ``n``: n intervals of equal width from the minimum to the
-    maximum; ``method="quantile"``: breaks at the ``i/n`` quantiles (duplicates dropped); these
-    computed breaks include both extremes (first/last interval closed).
+    maximum, both extremes included (first interval closed). ``method="quantile"`` (sdcMicro's
+    ``equalAmount``): breaks at the ``i/n`` quantiles of R's default definition (duplicates
+    dropped); ``method="log_equidistant"`` (sdcMicro's ``logEqui``): n intervals of equal width
+    in log(x), widened by one log unit on each side, rounded to whole numbers when they stay
+    distinct (values <= 0 are a `TreatmentError`). These two cut and label exactly as sdcMicro
+    5.8.1's ``globalRecode(x, breaks=n, method=...)`` (see `sdcsession.methods.recode_intervals`).
 
     Returns an ordered pandas Categorical Series (categories = labels in interval order, empty
     intervals kept).
@@ -249,8 +252,9 @@ def global_recode(
     edges, include_lowest, r_style = _resolve(x, breaks, method, n, series.name)
     if include_outside:
         if r_style:
-            raise ParameterError("include_outside: breaks=<number of intervals> covers every "
-                                 "value already; give cut points to use include_outside")
+            raise ParameterError("include_outside: computed intervals (breaks=<number of "
+                                 "intervals>, method='quantile' or 'log_equidistant') cover "
+                                 "every value already; give cut points to use include_outside")
         edges[0], edges[-1] = -np.inf, np.inf
     m = len(edges) - 1
     if labels is not None:
@@ -348,6 +352,9 @@ class GlobalRecode(Treatment):
             raise ParameterError("global_recode: give either breaks or method with n, not both")
         if self.method is not None:
             _check_count(self.n, "n")
+            if self.include_outside and self.method != "equidistant":
+                raise ParameterError(f"include_outside: method={self.method!r} computes "
+                                     "intervals that cover every value already")
         for name in ("right", "include_outside"):
             if not isinstance(getattr(self, name), bool):
                 raise ParameterError(f"{name}: expected True or False, got {getattr(self, name)!r}")
@@ -364,7 +371,7 @@ class GlobalRecode(Treatment):
                 f"labels: expected {len(self.breaks) - 1} labels for {len(self.breaks)} breaks, "
                 f"got {len(self.labels)}")
         if self.labels is not None and self.method is not None and (
-                len(self.labels) > self.n or self.method == "equidistant" and
+                len(self.labels) > self.n or self.method != "quantile" and
                 len(self.labels) != self.n):
             raise ParameterError(
                 f"labels: expected {self.n} labels for n={self.n} intervals, got {len(self.labels)}")

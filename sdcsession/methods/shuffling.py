@@ -18,6 +18,12 @@ confidential value given S (disclosure risk is that of S alone). Sound as implem
 continuous data; heavy ties in a column (e.g. many zeros) make the normal-score step coarse and the
 rank-correlation preservation approximate.
 
+Other methods (``method="mvn" | "mlm" | "mlm_ds"``) and the estimators ``covmethod``
+(``"pearson"``, ``"spearman"``, ``"mcd"``) and ``regmethod`` (``"lm"``, ``"mm"``) are described in
+`sdcsession.methods.shuffling_models`. The default (``method="ds"``, Pearson correlations of the
+normal scores) is the algorithm above; sdcMicro's default ``covmethod="spearman"`` is
+``covmethod="spearman"`` here.
+
 Missing values: only records complete on ``columns`` and ``by`` are shuffled; the others are left
 as they are (counted in the notes).
 
@@ -46,8 +52,15 @@ from scipy import stats
 
 from ..errors import ParameterError, TreatmentError
 from ..roles import Roles
-from .base import Result, Treatment, param_names
+from .base import Result, Treatment, check_choice, param_names
 from .noise import _names, numeric_block
+from .shuffling_models import (
+    COV_METHODS,
+    REG_METHODS,
+    SHUFFLE_METHODS,
+    correlation,
+    perturbed_values,
+)
 from .swapping import _restore
 
 __all__ = ["shuffle", "Shuffle"]
@@ -59,14 +72,43 @@ def _normal_scores(x: np.ndarray) -> np.ndarray:
     return stats.norm.ppf((r - 0.5) / n)
 
 
+def _check_options(columns: tuple[str, ...], by: tuple[str, ...], method: Any, covmethod: Any,
+                   regmethod: Any) -> None:
+    """`ParameterError` for an unknown method name or an option the method does not use."""
+    if set(columns) & set(by):
+        raise ParameterError(f"by: column(s) {sorted(set(columns) & set(by))} cannot be both "
+                             "shuffled and conditioning variables")
+    check_choice("method", method, SHUFFLE_METHODS)
+    if covmethod is not None:
+        check_choice("covmethod", covmethod, COV_METHODS)
+        if method == "mlm":
+            raise ParameterError("covmethod: method 'mlm' draws no perturbation, so covmethod "
+                                 "does not apply (use method='mlm_ds')")
+    if regmethod is not None:
+        check_choice("regmethod", regmethod, REG_METHODS)
+        if method not in ("mlm", "mlm_ds"):
+            raise ParameterError(f"regmethod: applies to methods 'mlm' and 'mlm_ds' only, not "
+                                 f"{method!r}")
+    if method in ("mlm", "mlm_ds") and not by:
+        raise ParameterError(f"by: method {method!r} regresses the confidential variables on "
+                             "the non-confidential ones; give at least one 'by' column")
+
+
 def shuffle(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
-            by: list[str] | tuple[str, ...] | None = None,
+            by: list[str] | tuple[str, ...] | None = None, method: str = "ds",
+            covmethod: str | None = None, regmethod: str | None = None,
             rng: np.random.Generator) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Shuffle the confidential ``columns`` given the non-confidential ``by`` columns.
 
-    See the module docstring for the algorithm. Returns the new DataFrame and notes:
-    ``changed`` per column, ``shuffled_records``, ``untouched_incomplete``,
-    ``rank_correlation`` (Spearman between original and released values, per column).
+    ``method``: ``"ds"`` (default; the normal-copula algorithm of the module docstring),
+    ``"mvn"``, ``"mlm"`` or ``"mlm_ds"``; ``covmethod``: ``"pearson"`` (default),
+    ``"spearman"`` or ``"mcd"``; ``regmethod`` (``"mlm"``, ``"mlm_ds"``): ``"lm"`` (default) or
+    ``"mm"``. See `sdcsession.methods.shuffling_models` for each method's formula. Returns the
+    new DataFrame and notes: ``changed`` per column, ``shuffled_records``,
+    ``untouched_incomplete``, ``rank_correlation`` (Spearman between original and released
+    values, per column).
+
+    Reference: Muralidhar & Sarathy (2006).
 
     Example
     -------
@@ -77,21 +119,47 @@ def shuffle(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
     """
     columns = tuple(columns)
     by = tuple(by or ())
-    if set(columns) & set(by):
-        raise ParameterError(f"by: column(s) {sorted(set(columns) & set(by))} cannot be both "
-                             "shuffled and conditioning variables")
+    _check_options(columns, by, method, covmethod, regmethod)
+    cov = covmethod or "pearson"
     x = numeric_block(data, columns, "shuffle")
     s = numeric_block(data, by, "shuffle (by)") if by else np.empty((len(data), 0))
     complete = ~(np.isnan(x).any(axis=1) | np.isnan(s).any(axis=1))
     idx = np.flatnonzero(complete)
-    n, p = len(idx), len(columns)
-    if n < 3:
-        raise TreatmentError(f"shuffle: need at least 3 complete records, got {n}")
-    zx = _normal_scores(x[idx])
+    n = len(idx)
+    need = 3 + len(by) if method in ("mlm", "mlm_ds") else 3  # a regression needs n > q + 1
+    if n < need:
+        raise TreatmentError(f"shuffle: need at least {need} complete records, got {n}")
     out = x.copy()
-    if by:
-        zs = _normal_scores(s[idx])
-        c = np.corrcoef(np.hstack([zx, zs]), rowvar=False)
+    tie = None
+    if method == "ds":
+        y = _ds(x[idx], s[idx], cov, rng)
+    else:
+        y = perturbed_values(x[idx], s[idx], method=method, covmethod=cov,
+                             regmethod=regmethod or "lm", rng=rng)
+        if method == "mlm":
+            tie = rng.random(n)  # tied fitted values in random order
+    notes: dict[str, Any] = {"by": list(by), "method": method, "covmethod": cov,
+                             "regmethod": regmethod or "lm", "shuffled_records": int(n),
+                             "untouched_incomplete": int(len(data) - n), "changed": {},
+                             "rank_correlation": {}}
+    for j, col in enumerate(columns):
+        sorted_vals = np.sort(x[idx, j])
+        order = np.argsort(y[:, j], kind="stable") if tie is None else np.lexsort((tie, y[:, j]))
+        ranks = np.argsort(order, kind="stable")
+        out[idx, j] = sorted_vals[ranks]
+        notes["changed"][col] = int((out[idx, j] != x[idx, j]).sum())
+        notes["rank_correlation"][col] = float(stats.spearmanr(x[idx, j], out[idx, j])[0])
+    new = {col: _restore(out[:, j], data[col]) for j, col in enumerate(columns)}
+    return data.assign(**new), notes
+
+
+def _ds(x: np.ndarray, s: np.ndarray, covmethod: str, rng: np.random.Generator) -> np.ndarray:
+    """Perturbed normal scores of method ``"ds"`` for complete blocks (module docstring)."""
+    p = x.shape[1]
+    zx = _normal_scores(x)
+    if s.shape[1]:
+        zs = _normal_scores(s)
+        c = correlation(np.hstack([zx, zs]), covmethod)
         cxx, cxs, css = c[:p, :p], c[:p, p:], c[p:, p:]
         try:
             b = np.linalg.solve(css, cxs.T)  # (q, p)
@@ -100,31 +168,23 @@ def shuffle(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
         cond = cxx - cxs @ b
         cond = (cond + cond.T) / 2
         w, v = np.linalg.eigh(cond)
-        e = rng.standard_normal((n, p)) @ (v * np.sqrt(np.clip(w, 0, None))).T
-        y = zs @ b + e
-    else:
-        c = np.corrcoef(zx, rowvar=False).reshape(p, p)
-        w, v = np.linalg.eigh(c)
-        y = rng.standard_normal((n, p)) @ (v * np.sqrt(np.clip(w, 0, None))).T
-    notes: dict[str, Any] = {"by": list(by), "shuffled_records": int(n),
-                             "untouched_incomplete": int(len(data) - n), "changed": {},
-                             "rank_correlation": {}}
-    for j, col in enumerate(columns):
-        sorted_vals = np.sort(x[idx, j])
-        ranks = np.argsort(np.argsort(y[:, j], kind="stable"), kind="stable")
-        out[idx, j] = sorted_vals[ranks]
-        notes["changed"][col] = int((out[idx, j] != x[idx, j]).sum())
-        notes["rank_correlation"][col] = float(stats.spearmanr(x[idx, j], out[idx, j])[0])
-    new = {col: _restore(out[:, j], data[col]) for j, col in enumerate(columns)}
-    return data.assign(**new), notes
+        e = rng.standard_normal((len(x), p)) @ (v * np.sqrt(np.clip(w, 0, None))).T
+        return zs @ b + e
+    c = correlation(zx, covmethod)
+    w, v = np.linalg.eigh(c)
+    return rng.standard_normal((len(x), p)) @ (v * np.sqrt(np.clip(w, 0, None))).T
 
 
 @attrs.frozen
 class Shuffle(Treatment):
     """Data shuffling treatment (tag ``"shuffle"``); see `shuffle`.
 
+    ``method``: ``"ds"`` | ``"mvn"`` | ``"mlm"`` | ``"mlm_ds"``; ``covmethod``: ``"pearson"`` |
+    ``"spearman"`` | ``"mcd"`` (None: pearson); ``regmethod``: ``"lm"`` | ``"mm"`` (None: lm; only
+    for the regression methods ``"mlm"`` and ``"mlm_ds"``, which need ``by``).
+
     >>> Shuffle(["income"], by=["age"]).to_dict()
-    {'type': 'shuffle', 'columns': ['income'], 'by': ['age']}
+    {'type': 'shuffle', 'columns': ['income'], 'by': ['age'], 'method': 'ds', 'covmethod': None, 'regmethod': None}
     """
 
     type: ClassVar[str] = "shuffle"
@@ -132,12 +192,12 @@ class Shuffle(Treatment):
 
     columns: tuple[str, ...] = attrs.field(converter=lambda v: _names(v, "columns"))
     by: tuple[str, ...] = attrs.field(default=(), converter=lambda v: param_names(v, "by"))
+    method: str = attrs.field(default="ds")
+    covmethod: str | None = attrs.field(default=None)
+    regmethod: str | None = attrs.field(default=None)
 
     def __attrs_post_init__(self) -> None:
-        both = set(self.columns) & set(self.by)
-        if both:
-            raise ParameterError(f"by: column(s) {sorted(both)} cannot be both shuffled and "
-                                 "conditioning variables")
+        _check_options(self.columns, self.by, self.method, self.covmethod, self.regmethod)
 
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
         numeric_block(data, self.columns, "shuffle")
@@ -145,5 +205,6 @@ class Shuffle(Treatment):
             numeric_block(data, self.by, "shuffle (by)")
 
     def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
-        out, notes = shuffle(data, self.columns, by=self.by, rng=rng)
+        out, notes = shuffle(data, self.columns, by=self.by, method=self.method,
+                             covmethod=self.covmethod, regmethod=self.regmethod, rng=rng)
         return Result(out, notes=notes)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -37,7 +37,6 @@ from ._kanon_core import compat_sum, restore_only, solve
 from ._risk_suppression import SuppressByRisk, suppress_by_risk
 from ._suppression_args import (
     _check_combinations,
-    _check_k,
     _check_k_fits,
     _encode,
     _importance,
@@ -46,6 +45,7 @@ from ._suppression_args import (
     _set_missing,
     _validate_frame,
 )
+from ._suppression_strata import check_k_spec, k_max, k_note, k_per_group
 from .base import Result, Treatment, check_bool, require_columns, to_jsonable
 
 __all__ = ["local_suppression", "suppress_by_risk", "LocalSuppression", "SuppressByRisk"]
@@ -56,7 +56,7 @@ def local_suppression(
     df: pd.DataFrame,
     keys: Sequence[str],
     *,
-    k: float = 3,
+    k: float | Mapping[Any, float] | Sequence[float] = 3,
     importance: Sequence[str] | None = None,
     strata: str | Sequence[str] | None = None,
     combinations: int | Sequence[int] | None = None,
@@ -99,7 +99,11 @@ def local_suppression(
        (fk - w < k). Accepted restorations (one per record and slice per round) update fk
        incrementally and are verified exactly; the pass repeats until nothing can be restored.
 
-    ``strata``: solved separately per stratum. ``combinations``: k-anonymity is required for every
+    ``strata``: solved separately per stratum. ``k`` may differ by stratum: a mapping
+    ``{stratum: k}`` (a stratum is a value of the strata column, a tuple of values for several
+    columns; every stratum of the data needs its k) or a list of numbers aligned with the strata
+    levels in sorted order; each stratum s is then made k_s-anonymous (with ``combinations``: every
+    subset of keys k_s-anonymous within s). ``combinations``: k-anonymity is required for every
     subset of the keys of the given size(s) (μ-ARGUS style); each subset is solved in turn and the
     restoration checks all of them. ``household`` with ``household_keys`` (default: the keys
     constant within every household): a household-level value suppressed for one member is
@@ -133,7 +137,7 @@ def local_suppression(
     """
     keys = list(_names(keys, "keys") or ())
     _validate_frame(df, keys, "local_suppression")
-    kk = _check_k(k)
+    kspec = check_k_spec(k)
     importance = _importance(importance)
     strata_cols = list(_names(strata, "strata") or ())
     combos = _check_combinations(combinations)
@@ -157,7 +161,7 @@ def local_suppression(
             raise TreatmentError(f"weight: column {weight!r} must be finite and > 0")
     else:
         w_all = np.ones(len(df))
-    _check_k_fits(kk, float(w_all.sum()), weighted)
+    _check_k_fits(k_max(kspec), float(w_all.sum()), weighted)
     p = len(keys)
     if combos is None:
         keysets = [list(range(p))]
@@ -174,13 +178,14 @@ def local_suppression(
         groups = [np.flatnonzero(sid == g) for g in range(int(sid.max()) + 1)] if len(sid) else []
     else:
         groups = [np.arange(len(df))]
+    k_groups, k_used = k_per_group(kspec, df, strata_cols, groups)
     restored = rounds = unresolvable = 0
     bad_strata = 0
     solved = []  # strata that reached k-anonymity
     viol = np.zeros(len(df), bool)
     exact = True  # the solver's final recount is exact unless suppressions are added afterwards
     bar = Bar(len(df) * len(keysets), desc="local suppression", enabled=progress)
-    for g in groups:
+    for g, kk in zip(groups, k_groups, strict=True):
         Xg = X[g]
         info = solve(Xg, w_all[g], keysets, cards, kk, rank=rank, restore=restore, bar=bar,
                      cost=cost)
@@ -195,7 +200,7 @@ def local_suppression(
             unresolvable += info.unresolvable
             bad_strata += 1
         else:
-            solved.append(g)
+            solved.append((g, kk))
     bar.close()
     new_mask = (X < 0) & ~orig_missing
     notes: dict[str, Any] = {}
@@ -208,7 +213,7 @@ def local_suppression(
             # the spread values are wildcards too: person-level suppressions may no longer be needed
             person = np.array([c not in hk for c in keys])
             back = 0
-            for g in solved:
+            for g, kk in solved:
                 Xg = X[g]
                 back += restore_only(Xg, X0[g], w_all[g], keysets, cards, kk, rank,
                                      new_mask[g] & person[None, :])
@@ -218,13 +223,13 @@ def local_suppression(
     out = _set_missing(df, keys, new_mask)
     if household is not None or not exact:
         viol[:] = False
-        for g in groups:
+        for g, kk in zip(groups, k_groups, strict=True):
             for ks in keysets:
                 viol[g] |= compat_sum(X[g], w_all[g], ks, cards) < kk - 1e-9
     if unresolvable:
         warnings.warn(
             f"local_suppression: {unresolvable} record(s) in {bad_strata} stratum/strata with fewer "
-            f"than k = {k:g} {'weight' if weighted else 'records'} cannot reach {k:g}-anonymity; "
+            f"than their k {'weight' if weighted else 'records'} cannot reach k-anonymity; "
             "they were left unsuppressed", SdcWarning, stacklevel=2)
     notes = {
         "suppressed": {c: int(new_mask[:, j].sum()) for j, c in enumerate(keys)},
@@ -233,7 +238,7 @@ def local_suppression(
         "unresolvable": int(unresolvable),
         "restored": int(restored),
         "rounds": int(rounds),
-        "k": kk if kk != int(kk) else int(kk),
+        "k": k_note(kspec, k_used),
         **notes,
     }
     return out, to_jsonable(notes)
@@ -290,6 +295,8 @@ class LocalSuppression(Treatment):
     solve separately (default: the strata role). ``combinations``: subset size(s) of the keys that
     must each be k-anonymous. ``weighted``: require Fk >= k (needs the weight role).
     ``household``: suppress household-level keys for all members (needs the household role).
+    ``k``: a number, or a k per stratum (``{stratum: k}`` or a list aligned with the sorted strata
+    levels; stored as a tuple of ``(stratum, k)`` pairs or of numbers).
 
     Example
     -------
@@ -302,7 +309,7 @@ class LocalSuppression(Treatment):
 
     type = "local_suppression"
 
-    k: float = attrs.field(default=3, converter=_check_k)
+    k: float | tuple[Any, ...] = attrs.field(default=3, converter=check_k_spec)
     importance: tuple[str, ...] | None = attrs.field(
         default=None, converter=_importance)
     strata: tuple[str, ...] | None = attrs.field(default=None, converter=lambda v: _names(v, "strata"))
@@ -340,7 +347,9 @@ class LocalSuppression(Treatment):
             total = float(data[roles.weight].to_numpy(dtype="float64", na_value=np.nan).sum())
         else:
             total = float(len(data))
-        _check_k_fits(self.k, total, self.weighted)
+        _check_k_fits(k_max(self.k), total, self.weighted)
+        if not isinstance(self.k, float) and not st:
+            raise TreatmentError("k: a k per stratum needs strata (strata=... or the strata role)")
 
     def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
         out, notes = local_suppression(

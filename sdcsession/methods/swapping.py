@@ -14,6 +14,14 @@ ranks** (tested); each value is swapped with probability ≈ 1 (all but at most 
 difference to Moore's draw is the distribution of the partner's rank distance (uniform pairing
 within a window rather than "next unswapped upward"), not the bound.
 
+Options (`sdcsession.methods.rank_swap_criteria`): ``top`` / ``bottom`` percent of the largest /
+smallest values are replaced by their group mean and not swapped (sdcMicro ``TopPercent`` /
+``BottomPercent``); instead of ``p`` the rank range may be derived from Moore's multivariate
+preservation factor ``r0`` (correlation after / before swapping) or subset-mean preservation
+factor ``k0``. The pairing draws only from the step's generator, so a session step
+``rank_swap(..., seed=s)`` is reproducible (sdcMicro's ``seed`` argument does not make its
+results reproducible).
+
 Missing values stay where they are and are not ranked. Ties are ranked in file order.
 
 Reference: Moore, R. A. (1996) Controlled data-swapping techniques for masking public use
@@ -38,8 +46,9 @@ import pandas as pd
 
 from ..errors import TreatmentError
 from ..roles import Roles
-from .base import Result, Treatment, check_number
+from .base import Result, Treatment
 from .noise import _names, numeric_block
+from .rank_swap_criteria import check_rank_options, group_extremes, rank_range
 
 __all__ = ["rank_swap", "RankSwap", "swap_pairs"]
 
@@ -74,20 +83,35 @@ def swap_pairs(n: int, window: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def _restore(values: np.ndarray, like: pd.Series) -> pd.Series:
-    """``values`` as a Series with the index and (where possible) the dtype of ``like``."""
+    """``values`` as a Series with the index and (where possible without changing a value) the
+    dtype of ``like``."""
     out = pd.Series(values, index=like.index, name=like.name)
+    if pd.api.types.is_integer_dtype(like.dtype):
+        obs = values[~np.isnan(values)]
+        if not np.array_equal(obs, np.round(obs)):
+            return out  # group means are not whole numbers: stay float
     try:
         return out.astype(like.dtype)
     except (TypeError, ValueError):
         return out
 
 
-def rank_swap(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, p: float = 5.0,
+def rank_swap(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
+              p: float | None = None, top: float = 0.0, bottom: float = 0.0,
+              r0: float | None = None, k0: float | None = None,
               rng: np.random.Generator) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Rank-swap each of ``columns`` within ``p`` percent of its rank range (see module docstring).
+    """Rank-swap each of ``columns`` within a rank range (see the module docstring).
+
+    The rank range is ``p`` percent of the observed values, or derived from Moore's ``r0`` or
+    ``k0`` (give at most one; none: ``p = 5``); ``top`` / ``bottom`` percent of the largest /
+    smallest values are replaced by their group mean and not swapped (see
+    `sdcsession.methods.rank_swap_criteria`).
 
     Returns the new DataFrame and notes: ``max_rank_distance`` P per column, ``max_rank_shift``
-    (the largest realised rank displacement, ≤ P), ``changed`` (values that changed).
+    (the largest realised rank displacement, ≤ P), ``changed`` (values that changed),
+    ``top_coded`` / ``bottom_coded`` (values replaced by their group mean).
+
+    Reference: Moore (1996).
 
     Example
     -------
@@ -97,25 +121,30 @@ def rank_swap(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, p: fl
     True
     """
     columns = tuple(columns)
-    check_number("p (a percentage)", p, 0, 100, lo_open=True)
+    p, r0, k0, top, bottom = check_rank_options(p, r0, k0, top, bottom)
     x = numeric_block(data, columns, "rank_swap")
     out = x.copy()
-    notes: dict[str, Any] = {"p": float(p), "max_rank_distance": {}, "max_rank_shift": {},
-                             "changed": {}}
+    notes: dict[str, Any] = {"p": p, "r0": r0, "k0": k0, "top": top, "bottom": bottom,
+                             "max_rank_distance": {}, "max_rank_shift": {}, "changed": {},
+                             "top_coded": {}, "bottom_coded": {}}
     for j, c in enumerate(columns):
         obs = np.flatnonzero(~np.isnan(x[:, j]))
         n = len(obs)
-        big_p = int(np.floor(p * n / 100.0))
-        if big_p < 1:
-            raise TreatmentError(
-                f"rank_swap: p={p} % of the {n} observed values of {c!r} is less than one rank; "
-                f"use p ≥ {100.0 / n:.3g}")
         order = obs[np.argsort(x[obs, j], kind="stable")]
-        perm = swap_pairs(n, big_p + 1, rng)
-        out[order, j] = x[order[perm], j]
+        vals, n_top, n_bot = group_extremes(x[order, j], top, bottom)
+        mid = order[n_bot:n - n_top]
+        if len(mid) < 2:
+            raise TreatmentError(f"rank_swap: top={top:g} % and bottom={bottom:g} % leave fewer "
+                                 f"than 2 values of column {c!r} to swap")
+        big_p = rank_range(vals[n_bot:n - n_top], n_observed=n, p=p, r0=r0, k0=k0, column=c)
+        perm = swap_pairs(len(mid), big_p + 1, rng)
+        out[order, j] = vals
+        out[mid, j] = x[mid[perm], j]
         notes["max_rank_distance"][c] = big_p
-        notes["max_rank_shift"][c] = int(np.abs(perm - np.arange(n)).max()) if n else 0
+        notes["max_rank_shift"][c] = int(np.abs(perm - np.arange(len(mid))).max())
         notes["changed"][c] = int((out[obs, j] != x[obs, j]).sum())
+        notes["top_coded"][c] = n_top
+        notes["bottom_coded"][c] = n_bot
     new = {c: _restore(out[:, j], data[c]) for j, c in enumerate(columns)}
     return data.assign(**new), notes
 
@@ -124,26 +153,35 @@ def rank_swap(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, p: fl
 class RankSwap(Treatment):
     """Rank swapping treatment (tag ``"rank_swap"``); see `rank_swap`.
 
+    Parameters: ``columns``; one of ``p`` (percent of the observed values), ``r0`` or ``k0``
+    (Moore's criteria; none given: ``p = 5``); ``top`` / ``bottom`` percent grouped by their
+    mean before swapping. The step's generator drives the pairing, so ``seed`` in the session
+    method is honoured.
+
     >>> RankSwap(["income"], p=5).to_dict()
-    {'type': 'rank_swap', 'columns': ['income'], 'p': 5.0}
+    {'type': 'rank_swap', 'columns': ['income'], 'p': 5.0, 'top': 0.0, 'bottom': 0.0, 'r0': None, 'k0': None}
     """
 
     type: ClassVar[str] = "rank_swap"
     random: ClassVar[bool] = True
 
     columns: tuple[str, ...] = attrs.field(converter=lambda v: _names(v, "columns"))
-    p: float = attrs.field(default=5.0)
-
-    @p.validator
-    def _p(self, _a: Any, v: Any) -> None:
-        check_number("p (a percentage)", v, 0, 100, lo_open=True)
+    p: float | None = attrs.field(default=None)
+    top: float = attrs.field(default=0.0)
+    bottom: float = attrs.field(default=0.0)
+    r0: float | None = attrs.field(default=None)
+    k0: float | None = attrs.field(default=None)
 
     def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "p", float(self.p))
+        p, r0, k0, top, bottom = check_rank_options(self.p, self.r0, self.k0, self.top,
+                                                    self.bottom)
+        for name, v in (("p", p), ("r0", r0), ("k0", k0), ("top", top), ("bottom", bottom)):
+            object.__setattr__(self, name, v)
 
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
         numeric_block(data, self.columns, "rank_swap")
 
     def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
-        out, notes = rank_swap(data, self.columns, p=self.p, rng=rng)
+        out, notes = rank_swap(data, self.columns, p=self.p, top=self.top, bottom=self.bottom,
+                               r0=self.r0, k0=self.k0, rng=rng)
         return Result(out, notes=notes)

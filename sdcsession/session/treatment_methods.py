@@ -52,7 +52,9 @@ class TreatmentMethods:
                       include_outside: bool = False) -> Any:
         """Recode a numeric key into intervals: ``breaks`` (right-closed by default; an integer
         means that many equal-width intervals, as sdcMicro's ``globalRecode(breaks=5)``), or
-        ``method="equidistant" | "quantile"`` with ``n`` groups (see `GlobalRecode`)."""
+        ``method="equidistant" | "quantile" | "log_equidistant"`` with ``n`` groups
+        (``"quantile"`` and ``"log_equidistant"`` are sdcMicro's ``equalAmount`` and ``logEqui``
+        intervals; see `GlobalRecode`)."""
         return self.apply(_build("global_recode", column=column, breaks=breaks, method=method,
                                  n=n, labels=labels, right=right,
                                  include_outside=include_outside))
@@ -72,15 +74,17 @@ class TreatmentMethods:
         """Round numeric variables to ``digits`` decimals or to multiples of ``base``."""
         return self.apply(_build("round_values", columns=columns, digits=digits, base=base))
 
-    def local_suppression(self, k: int = 3, *, importance: Sequence[str] | None = None,
+    def local_suppression(self, k: float | Mapping[Any, float] | Sequence[float] = 3, *,
+                          importance: Sequence[str] | None = None,
                           strata: Sequence[str] | str | None = None,
                           combinations: int | None = None, weighted: bool = False,
                           household: bool = False) -> Any:
         """Suppress key values until every record's combination has fk ≥ k (missing = wildcard).
 
         ``importance``: key names, most important first (suppressed last); ``household=True``
-        suppresses key variables that are constant within households for all members. See
-        `LocalSuppression` for the algorithm.
+        suppresses key variables that are constant within households for all members. ``k`` may
+        be given per stratum: ``{stratum: k}`` or a list aligned with the sorted strata levels.
+        See `LocalSuppression` for the algorithm.
         """
         return self.apply(_build(
             "local_suppression", k=k, importance=importance, strata=strata,
@@ -102,7 +106,8 @@ class TreatmentMethods:
 
     def add_noise(self, columns: Iterable[str] | str, *, method: str = "additive",
                   noise: float = 0.15) -> Any:
-        """Add noise to numeric variables (sdcMicro ``noise=150`` is ``noise=1.5`` here)."""
+        """Add noise to numeric variables (sdcMicro ``noise=150`` is ``noise=1.5`` here);
+        ``method="restricted"`` keeps the means and covariance matrix exactly (see `AddNoise`)."""
         return self.apply(_build("add_noise", columns=columns, method=method, noise=noise))
 
     def microaggregation(self, columns: Iterable[str] | str, *, k: int = 3,
@@ -117,10 +122,20 @@ class TreatmentMethods:
                                  strata=() if strata is None else strata, aggregate=aggregate,
                                  sort_by=sort_by, weights=weights))
 
-    def rank_swap(self, columns: Iterable[str] | str, *, p: float = 5) -> Any:
-        """Rank swapping within ``p`` % of the rank range (Moore 1996)."""
-        return self.apply(_build("rank_swap", columns=columns, p=p))
+    def rank_swap(self, columns: Iterable[str] | str, *, p: float | None = None,
+                  top: float = 0.0, bottom: float = 0.0, r0: float | None = None,
+                  k0: float | None = None, seed: int | None = None) -> Any:
+        """Rank swapping within ``p`` % of the rank range (Moore 1996), or within the range
+        Moore's ``r0`` / ``k0`` allow; ``top`` / ``bottom`` percent grouped by their mean first;
+        ``seed``: the step's seed (default: derived from the session seed). See `RankSwap`."""
+        return self.apply(_build("rank_swap", columns=columns, p=p, top=top, bottom=bottom,
+                                 r0=r0, k0=k0), seed=seed)
 
-    def shuffle(self, columns: Iterable[str] | str, *, by: Iterable[str] | str) -> Any:
-        """Data shuffling keeping the ranks of a model prediction (Muralidhar & Sarathy)."""
-        return self.apply(_build("shuffle", columns=columns, by=by))
+    def shuffle(self, columns: Iterable[str] | str, *, by: Iterable[str] | str,
+                method: str = "ds", covmethod: str | None = None,
+                regmethod: str | None = None) -> Any:
+        """Data shuffling keeping the ranks of a model prediction (Muralidhar & Sarathy):
+        ``method="ds" | "mvn" | "mlm" | "mlm_ds"``, ``covmethod="pearson" | "spearman" | "mcd"``,
+        ``regmethod="lm" | "mm"`` (see `Shuffle`)."""
+        return self.apply(_build("shuffle", columns=columns, by=by, method=method,
+                                 covmethod=covmethod, regmethod=regmethod))

@@ -68,6 +68,7 @@ NOISE = {
     "correlated2": (0.1 / np.sqrt(1 - 0.1 ** 2), 0.01 / np.sqrt(1 - 0.01 ** 2)),
     "outliers": (1.5, 0.2),
     "romm": (1.5, 0.2),
+    "restricted": (np.sqrt(1.5), np.sqrt(0.2)),  # sdcMicro "restr": noise variance ratio N/100
 }
 
 
@@ -120,7 +121,8 @@ def test_all_missing_column_and_row_warn_and_pass_through(method):
     # sdcMicro: a warning for additive and correlated2; an error for correlated and outdect (they
     # need complete records); ROMM returns only NA. Ours: a warning naming V2, V2 untouched, and
     # the other variables perturbed with the same expectations.
-    df = COLROW10 if method == "outliers" else COLROW5
+    # outliers and restricted noise need more complete records than the 5×3 file has
+    df = COLROW10 if method in ("outliers", "restricted") else COLROW5
     with pytest.warns(SdcWarning, match=r"\['V2'\] have only missing values"):
         out, notes = add_noise(df, COLS, method=method, noise=NOISE[method][0],
                                rng=np.random.default_rng(3))
