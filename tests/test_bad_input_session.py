@@ -60,6 +60,8 @@ TEMPLATES: dict[str, dict[str, Any]] = {
     "microaggregation": {"columns": ["income", "expend"], "k": 3},
     "rank_swap": {"columns": "income", "p": 5},
     "shuffle": {"columns": "income", "by": ["expend"]},
+    "generalize": {"hierarchies": {"sex": sdc.Hierarchy.from_nested({"*": ["m", "f"]})},
+                   "privacy": [sdc.privacy.KAnonymity(2)], "max_suppression": 0.1},
 }
 
 
