@@ -43,7 +43,6 @@ import heapq
 import itertools
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
 
 import attrs
 import numpy as np
@@ -238,20 +237,25 @@ def _nodes(heights: Sequence[int]) -> list[tuple[int, ...]]:
     return list(itertools.product(*[range(h + 1) for h in heights]))
 
 
-def _tag(eng: Engine, tags: dict[tuple[int, ...], str], r: NodeResult) -> None:
-    """Monotone tags: predecessors of a monotone-infeasible node, successors of a feasible node
-    when every model is monotone."""
-    hs = eng.heights
-    if r.monotone_suppressed > eng.limit:
-        ranges = [range(0, lv + 1) for lv in r.levels]
-        label = "tagged infeasible"
-    elif r.feasible and eng.all_monotone:
-        ranges = [range(lv, h + 1) for lv, h in zip(r.levels, hs, strict=True)]
-        label = "tagged feasible"
-    else:
-        return
-    for node in itertools.product(*ranges):
-        tags.setdefault(node, label)
+def _tags(eng: Engine, nodes: np.ndarray) -> np.ndarray:
+    """Monotone tags of ``nodes`` (an array of levels) from the evaluated nodes: "tagged
+    infeasible" below a node infeasible for the monotone models alone, "tagged feasible" above a
+    feasible node when every model is monotone, else "not checked"."""
+    out = np.full(len(nodes), "not checked", dtype=object)
+    res = list(eng.results.values())
+    bad = np.array([r.levels for r in res if r.monotone_suppressed > eng.limit], dtype=np.int64)
+    good = np.array([r.levels for r in res if r.feasible], dtype=np.int64) \
+        if eng.all_monotone else np.zeros((0, nodes.shape[1]), dtype=np.int64)
+    step = max(1, 2_000_000 // max(len(bad) + len(good), 1) // max(nodes.shape[1], 1))
+    for i in range(0, len(nodes), step):
+        chunk = nodes[i:i + step]
+        if len(good):
+            up = (chunk[:, None, :] >= good[None, :, :]).all(axis=2).any(axis=1)
+            out[i:i + step][up] = "tagged feasible"
+        if len(bad):
+            down = (chunk[:, None, :] <= bad[None, :, :]).all(axis=2).any(axis=1)
+            out[i:i + step][down] = "tagged infeasible"
+    return out
 
 
 def search(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
@@ -264,7 +268,6 @@ def search(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
     eng = engine or Engine(data, hierarchies, models, max_suppression=max_suppression,
                            metric=metric)
     nodes = _nodes(eng.heights)
-    tags: dict[tuple[int, ...], str] = {}
     best: NodeResult | None = None
     if search == "heuristic":
         cur = tuple(0 for _ in eng.heights)
@@ -288,7 +291,6 @@ def search(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
             if bounded and best is not None and lb >= best.loss - 1e-12 * max(1.0, abs(best.loss)):
                 break
             r = eng.evaluate(nd)
-            _tag(eng, tags, r)
             if r.feasible and (best is None or r.loss < best.loss):  # type: ignore[operator]
                 best = r
     if best is None:
@@ -301,27 +303,30 @@ def search(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
             f"suppression any checked node needs is {need} records "
             f"({100.0 * need / max(eng.n, 1):.3g} % of {eng.n}, at levels {lv}); allow "
             f"max_suppression >= {need / max(eng.n, 1):.4g} or relax the models")
-    frame = _lattice_frame(eng, nodes, tags, best)
+    frame = _lattice_frame(eng, nodes, best)
     return SearchResult(dict(zip(eng.names, best.levels, strict=True)), eng.metric.name,
                         float(best.loss), best.suppressed, len(eng.results), len(nodes),
                         search, frame)
 
 
-def _lattice_frame(eng: Engine, nodes: list[tuple[int, ...]], tags: dict, best: NodeResult
+def _lattice_frame(eng: Engine, nodes: list[tuple[int, ...]], best: NodeResult
                    ) -> pd.DataFrame:
-    rows: list[dict[str, Any]] = []
-    for nd in nodes:
-        r = eng.results.get(nd)
-        if r is not None:
-            status = "feasible" if r.feasible else "infeasible"
-            loss, sup = r.loss, r.suppressed
-        else:
-            status, loss, sup = tags.get(nd, "not checked"), None, None
-        if nd == best.levels:
-            status = "chosen"
-        rows.append({**dict(zip(eng.names, nd, strict=True)), "status": status, "loss": loss,
-                     "suppressed": sup})
-    return pd.DataFrame(rows)
+    lv = np.array(nodes, dtype=np.int64).reshape(len(nodes), len(eng.names))
+    frame = pd.DataFrame(lv, columns=eng.names)
+    status = _tags(eng, lv)
+    loss = np.full(len(nodes), np.nan)
+    sup = np.full(len(nodes), np.nan)
+    index = {nd: i for i, nd in enumerate(nodes)}
+    for nd, r in eng.results.items():
+        i = index[nd]
+        status[i] = "feasible" if r.feasible else "infeasible"
+        loss[i] = np.nan if r.loss is None else r.loss
+        sup[i] = r.suppressed
+    status[index[best.levels]] = "chosen"
+    frame["status"] = status
+    frame["loss"] = loss
+    frame["suppressed"] = sup
+    return frame
 
 
 def evaluate_node(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],

@@ -62,3 +62,8 @@ class GeneralizeMethods:
                 return GeneralizationResult.from_notes(step.notes)
             step = step.parent
         return None
+
+    @property
+    def last_generalization(self) -> Any:
+        """Alias of `generalization`."""
+        return self.generalization

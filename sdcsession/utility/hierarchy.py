@@ -143,7 +143,8 @@ class Hierarchy:
 
         Height = number of columns − 1. A value of level j − 1 with two parents at level j is a
         `ParameterError` ("not a function"); data values absent from column 0 are reported when
-        the hierarchy is used (`generalize`).
+        the hierarchy is used (`generalize`). A data value not found as it is is matched by its
+        text (a table read from a CSV file holds "31" for the number 31).
 
         Examples
         --------
@@ -377,12 +378,15 @@ class Hierarchy:
             col0 = pd.Index([r[0] for r in self.params])
             idx = col0.get_indexer(pd.Index(uniq, dtype=object))
             if (idx < 0).any():
+                # a table read from text (ARX CSV) matches numbers of the data by their text
+                by_text = pd.Index([str(v) for v in col0])
+                if by_text.is_unique:
+                    alt = by_text.get_indexer(pd.Index([str(u) for u in uniq], dtype=object))
+                    idx = np.where(idx < 0, alt, idx)
+            if (idx < 0).any():
                 miss = [u for u, i in zip(uniq, idx, strict=True) if i < 0]
-                hint = ""
-                if any(str(m) in {str(v) for v in col0} for m in miss):
-                    hint = " (the hierarchy holds them as text of another type; convert one side)"
                 raise ParameterError(f"hierarchy of {column!r}: value(s) {_show(miss)} of the data "
-                                     f"are not in the hierarchy's column 0{hint}")
+                                     f"are not in the hierarchy's column 0")
             lab = np.array([r[level] for r in self.params], dtype=object)
             return lab[idx]
         if level == self.height and self.kind != "masking":
