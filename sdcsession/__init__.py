@@ -5,7 +5,14 @@
 ['SdcSession', 'compare']
 """
 
-from . import datasets, io, methods, risk, utility
+from . import (
+    datasets,
+    io,
+    methods,
+    privacy,  # noqa: E402  (registers the "generalize" treatment for recipes)
+    risk,
+    utility,
+)
 from ._version import __version__
 from .errors import (
     DataFileError,
@@ -25,6 +32,7 @@ from .methods.base import Treatment
 from .present import compare, frontier, report
 from .roles import Roles
 from .session import SdcSession
+from .utility.hierarchy import Hierarchy
 
 __all__ = [
     "SdcSession",
@@ -52,4 +60,6 @@ __all__ = [
     "risk",
     "utility",
     "__version__",
+    "privacy",
+    "Hierarchy",
 ]

@@ -50,3 +50,12 @@ def _session_report(self: SdcSession, path: Any = None, *others: Any, internal: 
                     **kw: Any) -> Any:
     """Self-contained HTML report of this scenario (and ``others``); see `sdcsession.report`."""
     return report(self, *others, path=path, internal=internal, **kw)
+
+
+@register_method(SessionPlots, "lattice")
+def _plot_lattice(self: SessionPlots, **kw: Any) -> Any:
+    """The generalisation lattice of the last ``generalize`` step (see
+    `sdcsession.present.plots_lattice.lattice_plot`)."""
+    from .plots_lattice import lattice_plot
+
+    return lattice_plot(self._s, **kw)

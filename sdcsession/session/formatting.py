@@ -90,6 +90,8 @@ def session_text(s: SdcSession) -> str:
 
 
 def history_text(steps: Sequence[Step]) -> str:
-    """One line per step, with its time."""
-    return "\n".join(st.describe() + (f"  [{st.seconds:.3f}s]" if st.treatment else "")
+    """One line per step, with its time (and the step's ``summary`` note, if it has one)."""
+    return "\n".join(st.describe() + (f"  [{st.seconds:.3f}s]" if st.treatment else "") +
+                     (f"\n    -> {st.notes['summary']}" if isinstance(st.notes, dict) and
+                      isinstance(st.notes.get("summary"), str) else "")
                      for st in steps)

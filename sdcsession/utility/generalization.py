@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Any
 
 import attrs
 import numpy as np
@@ -35,6 +34,7 @@ from ._align import (
     paired,
     resolve_columns,
 )
+from .hierarchy import Hierarchy
 
 __all__ = [
     "generalisation_counts",
@@ -206,81 +206,6 @@ def discernibility(
 
 
 # ------------------------------------------------------------------------------ loss metric
-@attrs.frozen
-class Hierarchy:
-    """A value generalisation hierarchy (taxonomy tree) for Iyengar's loss metric.
-
-    Build it from a nested mapping (``{"node": {child: ..., leaf: None}}``; a list of names is a
-    set of leaves) with `from_nested`, or from child → parent links with
-    `from_parents`. ``leaves[node]`` is the number of leaves under node (1 for a leaf).
-
-    Example
-    -------
-    >>> h = Hierarchy.from_nested({"Any": {"Gov": ["Fed", "State"], "Private": None}})
-    >>> h.leaves["Gov"], h.n_leaves, h.loss("Gov")
-    (2, 3, 0.5)
-    """
-
-    leaves: Mapping[Any, int]
-    root: Any
-
-    @property
-    def n_leaves(self) -> int:
-        return int(self.leaves[self.root])
-
-    def loss(self, node: Any) -> float:
-        """``LM = (M_P − 1) / (M − 1)`` for the generalised value (node) P."""
-        if node not in self.leaves:
-            raise MeasureError(f"loss_metric: value {node!r} is not a node of the hierarchy")
-        m = self.n_leaves
-        return 0.0 if m <= 1 else (self.leaves[node] - 1) / (m - 1)
-
-    @classmethod
-    def from_nested(cls, tree: Mapping | Sequence) -> Hierarchy:
-        """From a nested dict with a single root (leaves: None, {} or list items)."""
-        counts: dict[Any, int] = {}
-
-        def walk(node: Any, children: Any) -> int:
-            if node in counts:
-                raise ParameterError(f"hierarchy: node {node!r} appears twice")
-            if children is None or (isinstance(children, (Mapping, list, tuple)) and
-                                    len(children) == 0):
-                counts[node] = 1
-                return 1
-            if isinstance(children, Mapping):
-                total = sum(walk(k, v) for k, v in children.items())
-            elif isinstance(children, (list, tuple)):
-                total = sum(walk(k, None) for k in children)
-            else:
-                raise ParameterError(f"hierarchy: children of {node!r} must be a dict or list")
-            counts[node] = total
-            return total
-
-        if isinstance(tree, Mapping) and len(tree) == 1:
-            root, children = next(iter(tree.items()))
-        else:
-            root, children = "*", tree
-        walk(root, children)
-        return cls(counts, root)
-
-    @classmethod
-    def from_parents(cls, parents: Mapping[Any, Any]) -> Hierarchy:
-        """From child → parent links; the one node without a parent is the root."""
-        nodes = set(parents) | set(parents.values())
-        roots = [v for v in nodes if v not in parents]
-        if len(roots) != 1:
-            raise ParameterError(f"hierarchy: expected exactly one root, found {roots}")
-        children: dict[Any, list] = {}
-        for ch, pa in parents.items():
-            children.setdefault(pa, []).append(ch)
-
-        def build(node):
-            ks = children.get(node)
-            return None if not ks else {k: build(k) for k in ks}
-
-        return cls.from_nested({roots[0]: build(roots[0])})
-
-
 @attrs.frozen
 class LossMetric:
     """Result of `loss_metric`: ``total`` LM and ``by_variable`` (average loss per attribute)."""

@@ -1,0 +1,226 @@
+"""`check`: which privacy models a (released) file satisfies, and where it fails them.
+
+Equivalence classes are the combinations of the ``keys`` as they are in the data. Missing
+values: a record whose keys are *all* missing is a suppressed record and is left out of every
+class (and of the models' checks); a missing value in some keys only is a value of its own
+("*"-like, not sdcMicro's wildcard), so such records form classes with the same pattern. The
+overall distribution of a sensitive column (t-closeness, δ-disclosure, β-likeness) is over all
+records of the data, suppressed ones included (their sensitive values are released).
+
+Examples
+--------
+>>> import pandas as pd
+>>> from sdcsession.privacy.models import KAnonymity, DistinctLDiversity
+>>> df = pd.DataFrame({"age": ["<30"] * 3 + ["30+"] * 2, "ill": ["a", "b", "a", "a", "a"]})
+>>> r = check(df, ["age"], [KAnonymity(2), DistinctLDiversity("ill", 2)])
+>>> r.to_frame()[["holds", "failing_classes", "failing_records"]].values.tolist()
+[[True, 0, 0], [False, 1, 2]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from ..errors import ParameterError
+from .distances import SensitiveDomain
+from .models import (
+    ClassTable,
+    Context,
+    DeltaPresence,
+    KMap,
+    PrivacyModel,
+    model_from_dict,
+)
+
+__all__ = ["check", "CheckResult", "as_models", "build_context", "check_model_columns"]
+
+
+def as_models(models: Any) -> tuple[PrivacyModel, ...]:
+    """One model or a list of models (or their dicts) as a tuple; `ParameterError` otherwise.
+
+    >>> from sdcsession.privacy.models import KAnonymity
+    >>> as_models(KAnonymity(2))
+    (KAnonymity(k=2),)
+    """
+    if isinstance(models, (PrivacyModel, dict)):
+        models = [models]
+    if not isinstance(models, (list, tuple)) or not models:
+        raise ParameterError("privacy: expected one or more privacy models, e.g. "
+                             "[KAnonymity(5), DistinctLDiversity('disease', 2)]")
+    return tuple(model_from_dict(m) for m in models)
+
+
+def check_model_columns(models: Sequence[PrivacyModel], keys: Sequence[Hashable],
+                        columns: Iterable[Hashable]) -> None:
+    """Sensitive columns must exist and must not be quasi-identifiers (`ParameterError`)."""
+    cols = set(columns)
+    for m in models:
+        for c in m.columns:
+            if c in keys:
+                raise ParameterError(f"privacy: column {c!r} of {m.describe()} is a "
+                                     "quasi-identifier; a sensitive attribute must not be one")
+            if c not in cols:
+                raise ParameterError(f"privacy: unknown sensitive column {c!r} of "
+                                     f"{m.describe()}")
+        if isinstance(m, KMap):
+            pkeys = [c for c in m.population[0] if c != "count"]
+            if sorted(map(str, pkeys)) != sorted(map(str, keys)):
+                raise ParameterError(f"population: its key columns {pkeys} must be the "
+                                     f"quasi-identifiers {list(keys)}")
+
+
+def build_context(data: pd.DataFrame, models: Sequence[PrivacyModel]) -> Context:
+    """Encode every sensitive column the models read (over all records)."""
+    ctx = Context()
+    for m in models:
+        for c in m.columns:
+            if c not in ctx.domains:
+                ctx.domains[c] = SensitiveDomain.build(data[c], c)
+    return ctx
+
+
+def _subset_mask(m: DeltaPresence, n: int) -> np.ndarray:
+    sub = np.asarray(m.subset, dtype=bool)
+    if len(sub) != n:
+        raise ParameterError(f"subset: expected one True/False per record ({n}), got {len(sub)}")
+    return sub
+
+
+def _keys(data: pd.DataFrame, keys: Any) -> list[Hashable]:
+    if isinstance(keys, str):
+        keys = [keys]
+    if not isinstance(keys, (list, tuple)) or not keys:
+        raise ParameterError("keys: expected one or more column names")
+    miss = [k for k in keys if not isinstance(k, str) or k not in data.columns]
+    if miss or len(set(keys)) != len(keys):
+        raise ParameterError(f"keys: unknown or repeated column(s) {miss or list(keys)}; the data "
+                             f"has {list(data.columns)[:20]}")
+    return list(keys)
+
+
+def _joint(frames: list[pd.DataFrame], keys: list[Hashable]) -> tuple[np.ndarray, np.ndarray]:
+    """Joint code of the key combination over stacked frames, and the all-missing mask."""
+    n = sum(len(f) for f in frames)
+    joint = np.zeros(n, dtype=np.int64)
+    all_na = np.ones(n, dtype=bool)
+    for c in keys:
+        col = pd.concat([f[c].astype(object) for f in frames], ignore_index=True)
+        codes, uniq = pd.factorize(col, use_na_sentinel=True)
+        all_na &= codes < 0
+        joint = pd.factorize(joint * (len(uniq) + 1) + codes + 1)[0].astype(np.int64)
+    return joint, all_na
+
+
+@attrs.frozen(eq=False)
+class CheckResult:
+    """Result of `check`: ``holds`` per model, ``class_ids`` per record (−1 = suppressed),
+    ``violations`` (classes × models), ``sizes`` of the classes, ``n_suppressed``.
+
+    ``to_frame()`` has one row per model; ``failing_records(i)`` is a boolean Series of the
+    records in classes violating model i; ``bool(result)`` is True when every model holds.
+    """
+
+    models: tuple[PrivacyModel, ...]
+    holds: tuple[bool, ...]
+    class_ids: pd.Series
+    sizes: np.ndarray
+    violations: np.ndarray
+    n_suppressed: int
+
+    def __bool__(self) -> bool:
+        return all(self.holds)
+
+    def failing_records(self, model: int | PrivacyModel = 0) -> pd.Series:
+        """Records (a boolean Series on the data's index) in classes that violate ``model``."""
+        i = self.models.index(model) if isinstance(model, PrivacyModel) else int(model)
+        bad = self.violations[:, i]
+        ids = self.class_ids.to_numpy()
+        out = np.zeros(len(ids), dtype=bool)
+        out[ids >= 0] = bad[ids[ids >= 0]]
+        return pd.Series(out, index=self.class_ids.index, name="fails")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per model: model, holds, failing_classes, failing_records."""
+        rows = []
+        for i, m in enumerate(self.models):
+            bad = self.violations[:, i]
+            rows.append({"model": m.describe(), "holds": bool(self.holds[i]),
+                         "failing_classes": int(bad.sum()),
+                         "failing_records": int(self.sizes[bad].sum())})
+        return pd.DataFrame(rows)
+
+    def __repr__(self) -> str:
+        lines = [f"privacy check: {len(self.sizes)} classes, {self.n_suppressed} suppressed "
+                 "records"]
+        for r in self.to_frame().itertuples(index=False):
+            mark = "holds" if r.holds else (f"FAILS ({r.failing_classes} classes, "
+                                            f"{r.failing_records} records)")
+            lines.append(f"  {r.model:<40} {mark}")
+        return "\n".join(lines)
+
+
+def check(data: pd.DataFrame, keys: Sequence[str] | str, models: Any) -> CheckResult:
+    """Check privacy ``models`` on ``data`` with quasi-identifiers ``keys`` (see the module
+    docstring for the missing-value rule; a record with all keys missing is excluded).
+
+    A `KMap` population table is matched on the key values as they are in ``data`` (generalise
+    it with `generalize_frame` to check a generalised file); a `DeltaPresence` subset is a
+    boolean mask over the records of ``data``.
+
+    Examples
+    --------
+    >>> from sdcsession.privacy.models import TCloseness
+    >>> df = pd.DataFrame({"z": ["a", "a", "b", "b"], "s": [1, 2, 1, 1]})
+    >>> check(df, "z", [TCloseness("s", 0.3)]).holds    # EMDs 0.25 and 0.25
+    (True,)
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise ParameterError(f"data: expected a DataFrame, got {type(data).__name__}")
+    keys = _keys(data, keys)
+    models = as_models(models)
+    check_model_columns(models, keys, data.columns)
+    n = len(data)
+    frames = [data[keys]]
+    kmaps = [m for m in models if isinstance(m, KMap)]
+    pops = [m.frame() for m in kmaps]
+    frames += [p[keys] for p in pops]
+    joint, all_na = _joint(frames, keys)
+    kept = ~all_na[:n]
+    ids = np.full(n, -1, dtype=np.int64)
+    cls, inv = np.unique(joint[:n][kept], return_inverse=True)
+    ids[kept] = inv
+    g = len(cls)
+    sizes = np.bincount(ids[kept], minlength=g)
+    ctx = build_context(data, models)
+    table = ClassTable(sizes)
+    for c, dom in ctx.domains.items():
+        table.sensitive[c] = np.bincount(ids[kept] * dom.m + dom.codes[kept],
+                                         minlength=g * dom.m).reshape(g, dom.m)
+    viol = np.zeros((g, len(models)), dtype=bool)
+    holds = []
+    off = n
+    for i, m in enumerate(models):
+        if isinstance(m, KMap):
+            p = pops[kmaps.index(m)]
+            pj = joint[off:off + len(p)]
+            off += len(p)
+            pos = np.searchsorted(cls, pj)
+            hit = (pos < g) & (cls[np.minimum(pos, g - 1)] == pj) if g else np.zeros(0, bool)
+            table.population = np.bincount(pos[hit], weights=p["count"].to_numpy(float)[hit],
+                                           minlength=g)
+        if isinstance(m, DeltaPresence):
+            sub = _subset_mask(m, n)
+            table.subset = np.bincount(ids[kept], weights=sub[kept].astype(float), minlength=g)
+        if m.scope == "release":
+            ok = m.holds_release(sizes)
+        else:
+            viol[:, i] = m.violations(table, ctx)
+            ok = not viol[:, i].any()
+        holds.append(bool(ok))
+    return CheckResult(models, tuple(holds), pd.Series(ids, index=data.index, name="class"),
+                       sizes, viol, int((~kept).sum()))
