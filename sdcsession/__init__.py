@@ -25,6 +25,7 @@ from .methods.base import Treatment
 from .present import compare, frontier, report
 from .roles import Roles
 from .session import SdcSession
+from .session.sweep import Sweep
 
 __all__ = [
     "SdcSession",
@@ -52,4 +53,5 @@ __all__ = [
     "risk",
     "utility",
     "__version__",
+    "Sweep",
 ]

@@ -50,3 +50,11 @@ def _session_report(self: SdcSession, path: Any = None, *others: Any, internal: 
                     **kw: Any) -> Any:
     """Self-contained HTML report of this scenario (and ``others``); see `sdcsession.report`."""
     return report(self, *others, path=path, internal=internal, **kw)
+
+
+# ------------------------------------------------------------------- scenario sweeps (issue 22)
+from ..session.sweep import Sweep  # noqa: E402
+from .plots_sweep import sweep_map  # noqa: E402
+
+register_method(Sweep, "plot")(sweep_map)
+__all__ += ["sweep_map"]
