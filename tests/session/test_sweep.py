@@ -241,6 +241,7 @@ def test_a_failed_step_is_a_row_with_the_error_and_nan_measures():
             ("global_recode", [{"column": "age", "breaks": list(BREAKS[1])}])]
     for n_jobs in (1, 2):
         sw = s.sweep(plan, measures=MEASURES, n_jobs=n_jobs, name=f"f{n_jobs}")
+        assert sw.backend == ("serial" if n_jobs == 1 else "processes")
         t = sw.table
         assert t["error"].isna().tolist() == [True, False]
         assert "global_recode" in t["error"].iloc[1] and "age" in t["error"].iloc[1]
@@ -364,3 +365,49 @@ def test_plot_marks_the_best_scenario_and_the_frontier(sw):
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+# ------------------------------------------------------------------------- generated garbage
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+GARBAGE = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([10**30, -1.5, float("nan")]),
+    st.text(max_size=4), st.sampled_from(["age", "nope", "local_suppression", ""]),
+    st.lists(st.integers(-2, 2), max_size=3), st.dictionaries(st.text(max_size=3),
+                                                              st.integers(), max_size=2),
+    st.sampled_from([object(), print, np.array([1, 2]), pd.DataFrame({"a": [1]}), (1,), {1: 2},
+                     [{"k": 3}], [None], {"k": 3}, ("pram", None)]),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(where=st.sampled_from(["plan", "step", "method", "alternatives", "alternative", "k",
+                              "importance", "measures", "n_jobs", "name"]), value=GARBAGE)
+def test_garbage_is_an_sdc_error_or_a_sweep_and_never_moves_head(where, value):
+    s = session()
+    plan = [["local_suppression", [{"k": 2}]]]
+    kw: dict = {"measures": ["k3_violations"]}
+    if where == "plan":
+        plan = value
+    elif where == "step":
+        plan = [value]
+    elif where == "method":
+        plan[0][0] = value
+    elif where == "alternatives":
+        plan[0][1] = value
+    elif where == "alternative":
+        plan[0][1] = [value]
+    elif where in ("k", "importance"):
+        plan[0][1] = [{"k": 2, where: value}]
+    else:
+        kw[where] = value
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sw = s.sweep(plan, **kw)
+    except SdcError:
+        assert s.head.depth == 0 and len(s.steps) == 1
+        return
+    assert s.head.depth == 0
+    assert len(sw.table) == len(sw.sessions) >= 1
