@@ -32,6 +32,7 @@ from .methods.base import Treatment
 from .present import compare, frontier, report
 from .roles import Roles
 from .session import SdcSession
+from .session.sweep import Sweep
 from .utility.hierarchy import Hierarchy
 
 __all__ = [
@@ -62,4 +63,6 @@ __all__ = [
     "__version__",
     "privacy",
     "Hierarchy",
+
+    "Sweep",
 ]

@@ -59,3 +59,11 @@ def _plot_lattice(self: SessionPlots, **kw: Any) -> Any:
     from .plots_lattice import lattice_plot
 
     return lattice_plot(self._s, **kw)
+
+
+# ------------------------------------------------------------------- scenario sweeps (issue 22)
+from ..session.sweep import Sweep  # noqa: E402
+from .plots_sweep import sweep_map  # noqa: E402
+
+register_method(Sweep, "plot")(sweep_map)
+__all__ += ["sweep_map"]

@@ -25,192 +25,35 @@ Example
 
 from __future__ import annotations
 
-import inspect
-import math
 import warnings
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import attrs
 import numpy as np
 import pandas as pd
 
-from ..errors import MeasureError, ParameterError, SdcWarning
-from ..session.measures import MEASURES, cache_key
+from ..errors import ParameterError, SdcWarning
+from ..session.scenario_measures import (  # the measure columns live in the session layer
+    DEFAULT_MEASURES,
+    GDU_MAX_RECORDS,  # noqa: F401  (re-exported)
+    LOSS_COLUMNS,
+    RISK_COLUMNS,
+    MeasureSpec,
+    default_measures,
+    frontier_positions,
+    pick_loss,
+)
+from ..session.scenario_measures import measure_specs as _specs
+from ..session.scenario_measures import measure_value as _value
 from .estimates import estimates
 from .steps import TreeView, scenarios, steps_text, tree
 from .steps import _is_session as _is_session  # re-exported (report.py imports it from here)
 from .steps import step_text as step_text  # re-exported
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ..session.state import State
-
 __all__ = ["MeasureSpec", "DEFAULT_MEASURES", "compare", "default_measures", "frontier", "tree",
            "TreeView", "scenarios", "estimates", "LOSS_COLUMNS", "RISK_COLUMNS"]
 
 
-# ---------------------------------------------------------------------------- measure specs
-@attrs.frozen
-class MeasureSpec:
-    """One column of a comparison: ``column`` label, registered ``measure`` name and ``params``.
-
-    ``role`` is ``"risk"`` or ``"loss"`` (both: lower is better) or ``"utility"`` (higher is
-    better); ``attr`` names the attribute holding the scalar when the measure returns an object
-    (e.g. ``"gdu"`` of a GduResult).
-
-    >>> MeasureSpec("k3_violations", "k_violations_3").column
-    'k3_violations'
-    """
-
-    column: str
-    measure: str
-    params: tuple[tuple[str, Any], ...] = ()
-    role: str = "risk"
-    attr: str | None = None
-
-    def value(self, state: State) -> Any:
-        """The measure on ``state`` through the state's cache."""
-        v = state.measure(self.measure, **dict(self.params))
-        return getattr(v, self.attr) if self.attr and v is not None else v
-
-
-RISK_COLUMNS = ("expected_reidentifications", "household_expected_reidentifications",
-                "k2_violations", "k3_violations", "k5_violations")
-LOSS_COLUMNS = ("suppressions", "il1s", "eigen", "il_correl", "lambda")
-
-#: GDU is part of the defaults only when every state has at most this many records ("when
-#: cheap": the model runs many tests per pair of variables, ~4.5 s for 100,000 records and 11
-#: variables on one core).
-GDU_MAX_RECORDS = 20_000
-#: The parameters UtilitySummary.gdu() passes (same cache entry as ``s.utility.gdu()``).
-_GDU_PARAMS = (("alpha", 0.05), ("columns", None), ("recode_variant", "comparisons"),
-               ("recoded", None), ("types", None), ("weights", None))
-
-DEFAULT_MEASURES: tuple[MeasureSpec, ...] = (
-    MeasureSpec("expected_reidentifications", "expected_reidentifications"),
-    MeasureSpec("household_expected_reidentifications", "household_expected_reidentifications"),
-    MeasureSpec("k2_violations", "k_violations_2"),
-    MeasureSpec("k3_violations", "k_violations_3"),
-    MeasureSpec("k5_violations", "k_violations_5"),
-    MeasureSpec("suppressions", "suppressions_total", role="loss"),
-    MeasureSpec("il1s", "utility.il1s", role="loss"),
-    MeasureSpec("eigen", "utility.eigen", role="loss"),
-    MeasureSpec("il_correl", "utility.il_correl", role="loss"),
-    MeasureSpec("lambda", "lambda_overall", role="loss"),
-    MeasureSpec("gdu", "utility.gdu", _GDU_PARAMS, role="utility", attr="gdu"),
-)
-
-
-def default_measures(states: Sequence[State]) -> list[MeasureSpec]:
-    """The default measures for these states, chosen by their roles.
-
-    Expected re-identifications and k-violations (k = 2, 3, 5) when there are key variables;
-    household expected re-identifications with a household; suppressions in the keys; IL1s
-    (numeric variables), eigen and γ (two or more numeric variables); λ always; the global data
-    utility GDU (higher = more utility) when cheap: every state has at most
-    `GDU_MAX_RECORDS` records.
-
-    >>> [m.column for m in default_measures([])]
-    []
-    """
-    if not states:
-        return []
-    keys = any(st.roles.keys for st in states)
-    hh = any(st.roles.household for st in states)
-    nnum = max(len(st.original_roles.numeric) for st in states)
-    cheap = max(st.n for st in states) <= GDU_MAX_RECORDS
-    keep = []
-    for m in DEFAULT_MEASURES:
-        c = m.column
-        if c in RISK_COLUMNS and not keys:
-            continue
-        if c == "household_expected_reidentifications" and not hh:
-            continue
-        if c == "suppressions" and not keys:
-            continue
-        if c == "il1s" and nnum < 1:
-            continue
-        if c in ("eigen", "il_correl") and nnum < 2:
-            continue
-        if c == "gdu" and not (cheap and m.measure in MEASURES):
-            continue
-        keep.append(m)
-    return keep
-
-
-def _params_of(name: str, params: Any) -> tuple[tuple[str, Any], ...]:
-    """``params`` of a ``(name, params)`` pair, checked against the measure's signature."""
-    if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
-        raise ParameterError(f"measures: the parameters of {name!r} must be a dict keyed by "
-                             f"parameter names, got {params!r}"[:300])
-    sig = inspect.signature(MEASURES[name].fn)
-    accepted = [p.name for p in list(sig.parameters.values())[1:]
-                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    takes_any = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
-    unknown = sorted(set(params) - set(accepted))
-    if unknown and not takes_any:
-        raise ParameterError(f"measures: {name!r} takes no parameter(s) {unknown}; it takes "
-                             f"{accepted}")
-    try:
-        hash(cache_key(name, params))
-    except TypeError:
-        raise ParameterError(f"measures: the parameters of {name!r} must be plain values "
-                             f"(numbers, strings, lists), got {params!r}"[:300]) from None
-    return tuple(sorted(params.items()))
-
-
-def _specs(measures: Any, states: Sequence[State]) -> list[MeasureSpec]:
-    if measures is None:
-        return default_measures(states)
-    if isinstance(measures, (str, MeasureSpec)) or (
-            isinstance(measures, tuple) and len(measures) == 2 and isinstance(measures[0], str)
-            and isinstance(measures[1], dict)):
-        measures = [measures]
-    if not isinstance(measures, (list, tuple)):
-        raise ParameterError(
-            f"measures: expected None, a measure name or a list of names, (name, params) pairs "
-            f"or MeasureSpec, got {type(measures).__name__}")
-    out = []
-    by_col = {m.column: m for m in DEFAULT_MEASURES}
-    for m in measures:
-        if isinstance(m, MeasureSpec):
-            out.append(m)
-        elif isinstance(m, str) and m in by_col:
-            out.append(by_col[m])
-        elif isinstance(m, str) and m in MEASURES:
-            out.append(MeasureSpec(m, m, role=MEASURES[m].kind))
-        elif isinstance(m, tuple) and len(m) == 2 and isinstance(m[0], str) and m[0] in MEASURES:
-            params = _params_of(m[0], m[1])
-            label = m[0] + "".join(f"_{k}{v}" for k, v in params)
-            out.append(MeasureSpec(label, m[0], params, role=MEASURES[m[0]].kind))
-        else:
-            raise ParameterError(
-                f"measures: {m!r} is not a registered measure; give names from "
-                f"{sorted(set(by_col) | set(MEASURES))}, (name, params) pairs or MeasureSpec"[:600])
-    cols = [m.column for m in out]
-    dup = sorted({c for c in cols if cols.count(c) > 1})
-    if dup:
-        raise ParameterError(f"measures: column(s) {dup} asked for more than once")
-    return out
-
-
 # ---------------------------------------------------------------------------------- compare
-def _scalar(v: Any) -> Any:
-    if v is None:
-        return np.nan
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, (int, np.integer)):
-        return int(v)
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        ov = getattr(v, "overall", None)
-        if ov is not None:
-            return float(ov)
-        raise MeasureError(f"compare: measure value {type(v).__name__} is not a scalar") from None
-
-
 def compare(*items: Any, measures: Any = None, original: bool = False) -> pd.DataFrame:
     """Scenarios side by side: one row per scenario, one column per measure.
 
@@ -275,14 +118,6 @@ def compare(*items: Any, measures: Any = None, original: bool = False) -> pd.Dat
     return df
 
 
-def _value(m: MeasureSpec, state: State, name: str, failed: dict[str, str]) -> Any:
-    try:
-        return _scalar(m.value(state))
-    except MeasureError as e:
-        failed.setdefault(f"{m.column} ({name})", str(e))
-        return np.nan
-
-
 # ---------------------------------------------------------------------------------- frontier
 def frontier(df: pd.DataFrame, *, risk: str = "expected_reidentifications",
              loss: str | None = None) -> pd.DataFrame:
@@ -294,8 +129,9 @@ def frontier(df: pd.DataFrame, *, risk: str = "expected_reidentifications",
     loss, with a boolean column ``frontier`` set to True. ``loss=None`` takes the first loss
     column of ``df`` that has values (λ, IL1s, suppressions, …).
 
-    Algorithm: sort by (loss, risk) and keep every row whose risk is strictly below the minimum
-    risk of all rows before it (O(n log n)).
+    Algorithm (`sdcsession.session.scenario_measures.frontier_positions`): sort by (loss, risk)
+    and keep every row whose risk is strictly below the minimum risk of all rows before it
+    (O(n log n)).
 
     Example
     -------
@@ -312,29 +148,7 @@ def frontier(df: pd.DataFrame, *, risk: str = "expected_reidentifications",
         if not isinstance(c, str) or c not in df.columns:
             raise ParameterError(f"{what}: column {c!r} not in the comparison; columns: "
                                  f"{list(df.columns)}")
-    r = pd.to_numeric(df[risk], errors="coerce").to_numpy(dtype=float)
-    lo = pd.to_numeric(df[loss], errors="coerce").to_numpy(dtype=float)
-    ok = np.flatnonzero(~np.isnan(r) & ~np.isnan(lo))
-    order = ok[np.lexsort((r[ok], lo[ok]))]
-    keep = []
-    best = math.inf
-    for i in order:  # loop over scenarios, not records
-        if r[i] < best:
-            keep.append(i)
-            best = r[i]
+    keep = frontier_positions(df[risk], df[loss])
     out = df.iloc[keep].copy()
     out["frontier"] = True
     return out
-
-
-def pick_loss(df: pd.DataFrame) -> str:
-    """The first loss column of a comparison with at least one value (λ, IL1s, suppressions…)."""
-    for c in ("lambda", "il1s", "suppressions", "eigen", "il_correl"):
-        if c in df.columns and pd.to_numeric(df[c], errors="coerce").notna().any():
-            return c
-    roles = df.attrs.get("roles", {})
-    for c, role in roles.items():
-        if role == "loss" and c in df.columns:
-            return c
-    raise ParameterError("loss: the comparison has no information-loss column; give loss=")
-

@@ -18,3 +18,7 @@ from .utility_view import UtilitySummary
 __all__ = ["SdcSession", "HistoryView", "Roles", "State", "Step", "Tree", "step_seed",
            "RiskSummary", "UtilitySummary", "to_recipe", "parse_recipe", "load_recipe",
            "save_recipe", "register_session_accessor", "register_method"]
+
+from .sweep import Sweep  # noqa: E402  (scenario sweeps, issue 22)
+
+__all__ += ["Sweep"]
