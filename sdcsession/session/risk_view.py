@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
+from ..errors import ParameterError, SdcError
 from .formatting import fmt
 from .measures import register
 from .state import State
@@ -139,7 +139,42 @@ class RiskSummary:
         rows = [(k, float(v)) for k, v in d.items()
                 if k not in ("keys", "numeric") and v is not None]
         rows += [(f"numeric.{k}", float(v)) for k, v in (d.get("numeric") or {}).items()]
+        rows += self._model_rows()
         return pd.DataFrame(rows, columns=["measure", "value"]).set_index("measure")
+
+    #: figures of the issue-17 models shown by ``to_frame`` once computed on this state
+    _MODEL_FIGURES = {
+        "model_risk": ("gr1", "gr2", "tau1", "tau2"),
+        "population_uniques": ("uniques", "proportion"),
+        "rmd_risk": ("risk1", "risk2", "wrisk1", "wrisk2"),
+        "record_linkage": ("correct_matches", "correct_match_rate", "mean_distance"),
+    }
+
+    def _model_rows(self) -> list[tuple[str, float]]:
+        """Attacker-model figures (cheap: derived from the same counts) and the figures of the
+        model-based measures already computed on this state (``s.risk.model()``,
+        ``population_uniques()``, ``rmd()``, ``record_linkage()``), named
+        ``<measure>[<method>].<figure>``; a measure never runs because of this table."""
+        rows: list[tuple[str, float]] = []
+        try:
+            att = self.attacker_models()
+        except SdcError:
+            att = None
+        if att is not None:
+            for model in ("prosecutor", "journalist"):
+                rows += [(f"{model}.{k}", float(v)) for k, v in getattr(att, model).items()
+                         if isinstance(v, (int, float, np.integer, np.floating))]
+            rows.append(("marketer", float(att.marketer)))
+        for key, value in list(self._state.cache.items()):
+            name = key[0] if isinstance(key, tuple) and key else None
+            figures = self._MODEL_FIGURES.get(name)
+            if figures is None or value is None:
+                continue
+            tag = getattr(value, "method", None) or getattr(value, "distance", None)
+            label = f"{name}[{tag}]" if tag else name
+            rows += [(f"{label}.{f}", float(getattr(value, f))) for f in figures
+                     if isinstance(getattr(value, f, None), (int, float, np.integer, np.floating))]
+        return rows
 
     def summary_rows(self) -> list[tuple[str, str]]:
         d = self.to_dict()

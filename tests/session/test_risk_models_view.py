@@ -64,3 +64,17 @@ def test_l_diversity_summary_from_session(session):
     ld = l_diversity(s.data, ["region", "sex", "age5"], "health")
     assert summ.table.loc[("health", "distinct"), "max"] == ld["health_distinct"].max()
     assert sdc.SdcSession(s.data, keys=["sex"], seed=1).risk.l_diversity_summary() is None
+
+
+def test_to_frame_shows_attacker_models_and_computed_models_only():
+    s = sdc.SdcSession(sdc.datasets.synthetic_survey(300, seed=1),
+                       keys=["region", "sex", "age5"], weight="w", seed=1)
+    before = s.risk.to_frame()
+    assert not any(i.startswith("model_risk") for i in before.index)  # never computed for display
+    att = s.risk.attacker_models()
+    assert before.loc["prosecutor.highest_risk", "value"] == att.prosecutor["highest_risk"]
+    assert before.loc["marketer", "value"] == att.marketer
+    m = s.risk.model()
+    after = s.risk.to_frame()
+    assert after.loc["model_risk[default].gr1", "value"] == m.gr1
+    assert after.loc["model_risk[default].gr2", "value"] == m.gr2
