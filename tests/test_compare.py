@@ -236,11 +236,13 @@ def test_tree_escapes_names(survey):
         tree("s")
 
 
-def test_steps_text_truncates():
+def test_steps_text_shows_every_telling_parameter():
     df = pd.DataFrame({"a": list("xy"), "x": [1.0, 2.0]})
     s = sdc.SdcSession(df, keys=["a"], numeric=["x"], seed=1)
     s.apply(AddNoise(["x"], noise=0.25, method="additive"))
-    assert steps_text(s.head) == "add_noise(columns=x, method=additive, noise=0.25, …)"
+    # no "…": empty values and flags left at their default False are what is left out
+    assert steps_text(s.head) == "add_noise(columns=x, method=additive, noise=0.25, block=20)"
+    assert set(s.head.treatment.params()) >= {"columns", "method", "noise"}
 
 
 # ------------------------------------------------------------------------------ estimates
@@ -272,3 +274,45 @@ def test_no_warning_on_normal_compare(scen):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         compare(*scen)
+
+
+# ---------------------------------------------------------------- original, display (issue 20)
+def test_frontier_never_contains_the_untreated_original(scen):
+    s, a, b, c = scen
+    t = compare(a, b, c, original=True)
+    assert t.scenario[0] == "original" and t.expected_reidentifications[0] > 0
+    f = frontier(t)
+    assert "original" not in f.scenario.tolist() and len(f) >= 1
+    # the untreated session itself (depth 0) is the original too
+    assert "main" not in frontier(compare(s, a, b, c)).scenario.tolist()
+    # a plain table without depth: the row named "original" is left out
+    plain = pd.DataFrame({"scenario": ["original", "x"], "r": [9.0, 1.0], "l": [0.0, 0.5]})
+    assert frontier(plain, risk="r", loss="l").scenario.tolist() == ["x"]
+
+
+def test_comparison_display_formats_numbers_and_keeps_steps_whole(scen):
+    s, a, b, c = scen
+    t = compare(s, a, b, c)
+    assert isinstance(t, pd.DataFrame)
+    text, html = repr(t), t._repr_html_()
+    for line in t.steps:  # the steps in full, in both displays
+        assert line in text
+    assert "..." not in text and "…" not in "".join(t.steps)
+    row = text.splitlines()[1].split()
+    k3 = int(t.k3_violations[0])
+    assert row[0] == "main" and f"{k3:,}" in row and f"{k3}.0" not in text  # counts: integers
+    assert f">{t.k3_violations[0]:,}<" in html and ".0<" not in html
+    er = t.expected_reidentifications[1]
+    assert f">{er:.4g}<" in html
+    # anything derived from it is an ordinary DataFrame with pandas' display
+    assert type(t[["scenario", "k3_violations"]]) is pd.DataFrame
+    assert type(t.round(3)) is pd.DataFrame
+
+
+def test_integers_are_shown_as_integers():
+    df = pd.DataFrame({"k": list("aabbcd"), "j": list("xyxyxy")})
+    s = sdc.SdcSession(df, keys=["k", "j"], seed=1).local_suppression(k=3)
+    assert s.head.treatment.k == 3
+    for shown in (repr(s), s._repr_html_(), repr(s.history), s.history._repr_html_(),
+                  repr(s.tree()), steps_text(s.head)):
+        assert "k=3" in shown and "k=3.0" not in shown and "3.0" not in shown

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-MISSING = [m for m in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers", "yaml")
+MISSING = [m for m in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers", "yaml",
+                       "nbconvert", "nbformat")
            if importlib.util.find_spec(m) is None]
 
 pytestmark = pytest.mark.skipif(
@@ -33,8 +35,10 @@ def _nav_pages(node: object) -> list[str]:
     return []
 
 
-def test_mkdocs_build_strict(tmp_path: Path) -> None:
-    site = tmp_path / "site"
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site built once with ``mkdocs build --strict`` (a warning fails the build)."""
+    site = tmp_path_factory.mktemp("docs") / "site"
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean",
@@ -43,6 +47,10 @@ def test_mkdocs_build_strict(tmp_path: Path) -> None:
     log = proc.stdout + proc.stderr
     problems = [ln for ln in log.splitlines() if "WARNING" in ln or "ERROR" in ln]
     assert proc.returncode == 0, "mkdocs build --strict failed:\n" + "\n".join(problems or [log])
+    return site
+
+
+def test_mkdocs_build_strict(site: Path) -> None:
     for page in ("index.html", "getting-started/index.html", "concepts/risk/index.html",
                  "concepts/utility/index.html", "sdcmicro/index.html",
                  "reference/risk/index.html", "reference/utility/index.html"):
@@ -83,3 +91,145 @@ def test_docstring_rewriter() -> None:
     assert "k : int" in out                          # a real type is kept
     assert "Notes\n-----\nReference: X (2000)." in out
     assert "```pycon\n>>> 1 + 1\n2\n```" in out
+
+
+# ------------------------------------------------------------------- offline site (issue 20)
+_EXTERNAL = re.compile(r"^\s*(?:https?:)?//", re.I)
+#: tags whose attribute makes the browser load something (links to other pages, <a>, are fine)
+_LOADING = {"script": ("src",), "link": ("href",), "img": ("src", "srcset"),
+            "iframe": ("src",), "source": ("src", "srcset"), "video": ("src", "poster"),
+            "audio": ("src",), "embed": ("src",), "object": ("data",), "track": ("src",),
+            "input": ("src",), "image": ("href", "xlink:href"), "use": ("href", "xlink:href")}
+_CSS_URL = re.compile(r"""@import\s+(?:url\(\s*)?["']?((?:https?:)?//[^"')\s;]+)"""
+                      r"""|url\(\s*["']?((?:https?:)?//[^"')\s]+)""", re.I)
+_JS_ATTR = re.compile(r"""\b(?:src|href)\s*[=:]\s*["'`]((?:https?:)?//[^"'`\s]+)""", re.I)
+
+
+def network_loads(name: str, text: str) -> list[str]:
+    """The URLs a built file would load from the network: the loading attributes of HTML tags
+    (script, stylesheet/icon/font link, img, iframe…), ``@import`` and ``url()`` in CSS and in
+    style attributes / blocks, and ``src``/``href`` assignments in JS."""
+    from html.parser import HTMLParser
+
+    found: list[str] = []
+    if name.endswith(".html"):
+        class P(HTMLParser):
+            def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+                for key, value in attrs:
+                    if value and key in _LOADING.get(tag, ()):
+                        found.extend(v.split()[0] for v in value.split(",")
+                                     if v.strip() and _EXTERNAL.match(v))
+                    if key == "style" and value:
+                        found.extend(a or b for a, b in _CSS_URL.findall(value))
+
+        P(convert_charrefs=True).feed(text)
+        for block in re.findall(r"<style[^>]*>(.*?)</style>", text, flags=re.S | re.I):
+            found.extend(a or b for a, b in _CSS_URL.findall(block))
+    elif name.endswith(".css"):
+        found.extend(a or b for a, b in _CSS_URL.findall(text))
+    elif name.endswith(".js"):
+        found.extend(_JS_ATTR.findall(text))
+        found.extend(a or b for a, b in _CSS_URL.findall(text))
+    return found
+
+
+def test_the_network_scanner_finds_what_would_load():
+    page = ('<html><head><script src="https://cdn.jsdelivr.net/npm/mathjax@3/x.js"></script>'
+            '<link rel="stylesheet" href="//fonts.googleapis.com/css?family=Roboto">'
+            "<style>@import url('https://fonts.example/a.css');</style></head><body>"
+            '<a href="https://example.org/">a link is fine</a><img src="local.png">'
+            '<div style="background:url(http://x.org/b.png)"></div></body></html>')
+    assert len(network_loads("p.html", page)) == 4
+    assert network_loads("a.css", "@font-face{src:url(https://f.org/x.woff2)}") == \
+        ["https://f.org/x.woff2"]
+    assert network_loads("a.css", "a{background:url(data:image/svg+xml;x)}") == []
+    assert network_loads("a.js", 'e.src="https://cdn.org/x.js"') == ["https://cdn.org/x.js"]
+    assert network_loads("p.html", '<a href="https://squidfunk.github.io/">x</a>') == []
+
+
+def test_the_built_site_loads_nothing_from_the_network(site: Path) -> None:
+    files = [p for p in site.rglob("*") if p.suffix in (".html", ".js", ".css")]
+    assert len(files) > 20
+    bad = {str(p.relative_to(site)): urls for p in files
+           if (urls := network_loads(p.name, p.read_text(encoding="utf-8", errors="replace")))}
+    assert bad == {}, bad
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "font: false" in config and "cdn." not in config
+
+
+def test_math_is_rendered_as_mathml_at_build_time(site: Path) -> None:
+    total = 0
+    for page in ("concepts/risk", "concepts/utility", "concepts/gdu"):
+        text = (site / page / "index.html").read_text(encoding="utf-8")
+        shown = re.sub(r"<annotation.*?</annotation>", "", text, flags=re.S)  # the TeX source
+        assert 'class="arithmatex"' not in text and "\\(" not in shown and "\\[" not in shown
+        total += text.count("<math")
+    assert total >= 300  # every formula of those three pages
+    risk = (site / "concepts/risk/index.html").read_text(encoding="utf-8")
+    assert "<mfrac>" in risk and '<math display="block">' in risk
+    assert not list(site.rglob("mathjax*.js")) and not list(site.rglob("tex-*.js"))
+
+
+def test_tex_to_mathml_converter() -> None:
+    spec = importlib.util.spec_from_file_location("tex2mathml", DOCS / "_ext" / "tex2mathml.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    f = mod.tex_to_mathml
+    assert f(r"\frac1n\sum_i r_i") == (
+        "<math><mfrac><mn>1</mn><mi>n</mi></mfrac><msub><mo largeop=\"true\" "
+        "movablelimits=\"true\">∑</mo><mi>i</mi></msub><msub><mi>r</mi><mi>i</mi></msub></math>")
+    assert f(r"\sqrt{x^2}") == "<math><msqrt><mrow><msup><mi>x</mi><mn>2</mn></msup></mrow></msqrt></math>"
+    assert f(r"\alpha\in[0,1]").startswith("<math><mi>α</mi><mo>∈</mo>")
+    assert "<mtext>for every\u00a0</mtext>" in f(r"x \text{for every } j")  # end space kept
+    block = f(r"\left(\frac{a}{b}\right)^2", display=True)
+    assert block.startswith('<math display="block">') and '<mo fence="true">(</mo>' in block
+    assert "<mtable" in f(r"\begin{cases} 1 & a,\\ 0 & b \end{cases}")
+    with pytest.raises(mod.TexError):
+        f(r"\unknowncommand{x}")
+
+
+def test_api_reference_has_no_raw_sphinx_roles(site: Path) -> None:
+    pages = list((site / "reference").rglob("*.html"))
+    assert len(pages) >= 6
+    roles = re.compile(r":(?:class|func|meth|mod|attr|exc|obj|data|py:\w+):")
+    found = {str(p.relative_to(site)): sorted(set(roles.findall(p.read_text(encoding="utf-8"))))
+             for p in pages}
+    assert {k: v for k, v in found.items() if v} == {}
+
+
+def test_every_sdcsession_parameter_is_documented(site: Path) -> None:
+    import inspect
+
+    import sdcsession as sdc
+
+    params = [p for p in inspect.signature(sdc.SdcSession.__init__).parameters if p != "self"]
+    text = (site / "reference" / "session" / "index.html").read_text(encoding="utf-8")
+    start = text.index('id="sdcsession.SdcSession"')
+    end = text.index('id="sdcsession.SdcSession.', start)
+    table = text[start:end]
+    table = table[table.index("Parameters"):]
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table, flags=re.S)
+    names = [re.sub(r"<[^>]+>", "", re.findall(r"<td[^>]*>(.*?)</td>", r, flags=re.S)[0]).strip()
+             for r in rows if "<td" in r]
+    assert names[: len(params)] == params
+    descriptions = [re.sub(r"<[^>]+>", "", re.findall(r"<td[^>]*>(.*?)</td>", r, flags=re.S)[2])
+                    for r in rows if "<td" in r][: len(params)]
+    assert len(set(descriptions)) == len(params)  # each its own description
+
+
+def test_every_notebook_is_a_page_in_the_nav(site: Path) -> None:
+    books = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    assert books
+    home = (site / "index.html").read_text(encoding="utf-8")
+    for nb in books:
+        page = site / "notebooks" / nb.stem / "index.html"
+        assert page.is_file(), nb.name
+        text = page.read_text(encoding="utf-8")
+        code = re.sub(r"<[^>]+>", "", "".join(re.findall(r'<div class="[^"]*highlight">'
+                                                           r"(.*?)</div>", text, flags=re.S)))
+        assert "import sdcsession" in code and "<h1" in text  # code and markdown rendered
+        assert f"notebooks/{nb.stem}/" in home, f"{nb.name} is not in the nav"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    overview = (DOCS / "notebooks.md").read_text(encoding="utf-8")
+    assert 'pip install -e ".[notebooks]"' in readme and 'pip install -e ".[notebooks]"' in overview

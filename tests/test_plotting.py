@@ -55,17 +55,19 @@ def test_ru_map_points_frontier_labels_anchors(scen):
     t = compare(s, a, b, c)
     ax = P.ru_map(t, threshold=1.0)
     texts = [x.get_text() for x in ax.texts]
-    assert texts[:4] == ["main", "supp", "noise", "supp+noise"]
-    assert "original data" in texts and "no release" in texts  # λ is bounded: at loss 1
+    # the untreated session "main" is the "original data" star, not a second labelled point
+    assert sorted(texts) == sorted(["supp", "noise", "supp+noise", "original data", "no release"])
     front = frontier(t)
     # filled points = frontier; hollow = dominated
     filled = ax.collections[0].get_offsets()
     assert len(filled) == len(front)
     assert np.allclose(np.sort(filled[:, 0]), np.sort(front["lambda"].to_numpy()))
-    assert front.scenario.tolist() == ["main", "supp"]  # no loss / less risk
+    assert front.scenario.tolist()[0] == "supp"  # the original is never on the frontier
+    assert "main" not in front.scenario.tolist()
     step_lines = [ln for ln in ax.get_lines() if ln.get_label() == "frontier"]
-    assert len(step_lines) == 1
-    assert np.allclose(step_lines[0].get_xdata(), front["lambda"])
+    assert len(step_lines) == (len(front) > 1)  # a staircase needs two points
+    for ln in step_lines:
+        assert np.allclose(ln.get_xdata(), front["lambda"])
     labels = [x.get_text() for x in ax.get_legend().get_texts()]
     assert {"non-dominated", "original data", "no release", "maximum tolerable risk"} <= set(labels)
     star = [col for col in ax.collections if col.get_label() == "original data"][0]
@@ -96,7 +98,7 @@ def test_ru_map_zoom_without_anchors_and_labels_do_not_overlap():
     assert 45 < lo < 49.9 and 80 < hi < 90
     ax.figure.canvas.draw()
     boxes = [tx.get_window_extent() for tx in ax.texts]
-    assert [tx.get_text() for tx in ax.texts] == ["alpha", "beta", "gamma", "far"]
+    assert sorted(tx.get_text() for tx in ax.texts) == ["alpha", "beta", "far", "gamma"]
     for i in range(len(boxes)):
         for j in range(i):
             assert not boxes[i].overlaps(boxes[j]), (ax.texts[i].get_text(), ax.texts[j].get_text())
@@ -229,3 +231,62 @@ def test_session_plots_accessor_and_png(scen, tmp_path):
     assert {"supp+noise", "noise"} <= {t.get_text() for t in ax.texts}
     png = P.to_png(acc.distributions("income").figure)
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
+
+
+# ------------------------------------------------------------------ readability (issue 20)
+def _label_boxes(ax):
+    ax.figure.canvas.draw()
+    r = ax.figure.canvas.get_renderer()
+    return [(t.get_text(), t.get_window_extent(r)) for t in ax.texts if t.get_text()]
+
+
+def test_ru_map_labels_never_overlap_and_original_is_labelled_once(scen):
+    s, a, b, c = scen
+    # eight long labels on almost the same point, plus the original row and the anchors
+    n = 8
+    t = pd.DataFrame({"scenario": ["original"] + [f"scenario number {i}" for i in range(n)],
+                      "depth": [0] + [1] * n,
+                      "expected_reidentifications": [30.0] + [5.0 + 0.01 * i for i in range(n)],
+                      "lambda": [0.0] + [0.1 + 0.001 * (i % 3) for i in range(n)]})
+    t.attrs["original"] = {"expected_reidentifications": 30.0, "lambda": 0.0}
+    for anchors in (True, False):
+        ax = P.ru_map(t, anchors=anchors)
+        boxes = _label_boxes(ax)
+        names = [b_[0] for b_ in boxes]
+        assert sum("original" in x for x in names) == 1, names  # no duplicate "original"
+        for i in range(len(boxes)):
+            for j in range(i):
+                assert not boxes[i][1].overlaps(boxes[j][1]), (boxes[i][0], boxes[j][0])
+        plt.close("all")
+    # the table of compare(original=True) on real scenarios: the same
+    ax = P.ru_map(compare(a, b, c, original=True))
+    names = [x for x, _ in _label_boxes(ax)]
+    assert sorted(names) == ["no release", "noise", "original data", "supp", "supp+noise"]
+
+
+def test_mosaic_of_seven_scenarios_is_a_grid(scen):
+    s, a, b, c = scen
+    items = [a, b, c, a.branch("a2"), b.branch("b2"), c.branch("c2"), a.branch("a3")]
+    fig = P.mosaic(*items, columns="sex")
+    panels = [ax for ax in fig.axes if ax.get_title(loc="left")]
+    assert len(panels) == 8  # the original and seven scenarios
+    rows = {round(ax.get_position().y0, 3) for ax in panels}
+    assert len(rows) == 2  # two rows of four
+    width, height = fig.get_size_inches()
+    assert width <= 16 and height < width
+    with pytest.raises(ParameterError, match="max_columns"):
+        P.mosaic(a, columns="sex", max_columns=0)
+
+
+def test_risk_path_has_one_loss_scale(scen):
+    s, a, b, c = scen
+    twins = []
+    for sc in (a, c):
+        ax = P.risk_path(sc, loss="lambda")
+        twins.append([x for x in ax.figure.axes if x is not ax][0].get_ylim())
+    assert twins == [(0.0, 1.0), (0.0, 1.0)]  # λ is in [0, 1]: the same scale in every figure
+    ax = P.risk_path(c, loss="il1s", risk_max=50.0, loss_max=2.0)
+    assert ax.get_ylim() == (0.0, 50.0)
+    assert [x for x in ax.figure.axes if x is not ax][0].get_ylim() == (0.0, 2.0)
+    with pytest.raises(ParameterError, match="loss_max"):
+        P.risk_path(c, loss="il1s", loss_max=-1)

@@ -47,13 +47,14 @@ def scen():
 @pytest.fixture(scope="module")
 def public(scen, tmp_path_factory):
     path = tmp_path_factory.mktemp("rep") / "report.html"
-    text = report(*scen, path=path)
-    return path, text
+    written = report(*scen, path=path)
+    assert written == path  # the path, never the HTML text
+    return path, path.read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
 def internal(scen):
-    return report(*scen, internal=True, figures=False)
+    return report(*scen, internal=True, figures=False).html
 
 
 def _visible(text: str) -> str:
@@ -63,7 +64,6 @@ def _visible(text: str) -> str:
 
 def test_written_and_self_contained(public):
     path, text = public
-    assert path.read_text(encoding="utf-8") == text
     assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
     assert "<script" not in text.lower()
     assert "Content-Security-Policy" in text and "default-src 'none'" in text
@@ -87,7 +87,7 @@ def test_sections_and_content(public, scen):
     assert "<td>keys</td><td>region, sex, age5, marstat</td>" in text
     # steps: the noise step with its seed, the suppression with what it changed
     assert str(b.head.seed) in text
-    assert f'{{&quot;blanked&quot;: {a.head.notes["blanked"]}}}' in text
+    assert f'<td>blanked: {a.head.notes["blanked"]:,}</td>' in text  # notes as text
     # risk before/after figures, as printed by the compare table
     er = float(sdc.risk.individual_risk(s.original, KEYS, weight="w").sum())
     assert f"{er:.4g}" in text
@@ -153,7 +153,7 @@ def test_internal_variant_lists_the_riskiest_combinations(internal, public, scen
 def test_report_reuses_the_cached_measures(scen):
     report(*scen, figures=False)
     before = COUNTS.copy()
-    text = report(*scen, figures=False)
+    text = report(*scen, figures=False).html
     assert COUNTS == before
     assert "<img" not in text and "figures were not requested" in text
 
@@ -168,7 +168,7 @@ def test_report_bad_input(scen):
 def test_names_are_escaped():
     df = pd.DataFrame({"k": list("abab"), "x": [1.5, 2.5, 3.5, 4.75]})
     s = sdc.SdcSession(df, keys=["k"], numeric=["x"], seed=1, name="<i>evil</i>")
-    text = report(s, figures=False)
+    text = report(s, figures=False).html
     assert "<i>evil</i>" not in text and "&lt;i&gt;evil&lt;/i&gt;" in text
 
 
@@ -206,3 +206,66 @@ def test_opens_in_headless_chromium_without_console_messages(public, tmp_path):
         "</script></body>"), encoding="utf-8")
     _, err2 = _chromium(bad.resolve().as_uri())
     assert any("CONSOLE" in ln or "Refused to" in ln for ln in err2.splitlines())
+
+
+# ------------------------------------------------------------------ return value, arguments
+def test_session_report_returns_the_path_or_a_report_object(scen, tmp_path):
+    from pathlib import Path
+
+    from sdcsession.present.report import Report
+
+    s, a, b = scen
+    out = a.report(tmp_path / "r.html", b, figures=False)
+    assert isinstance(out, Path) and out == tmp_path / "r.html" and out.is_file()
+    shown = a.report(figures=False)
+    assert isinstance(shown, Report) and not isinstance(shown, str)
+    assert len(repr(shown)) < 300 and shown.html.startswith("<!DOCTYPE html>")
+    frame = shown._repr_html_()
+    assert frame.startswith("<iframe") and 'sandbox=""' in frame and "<script" not in frame
+    saved = shown.save(tmp_path / "again.html")
+    assert saved.read_text(encoding="utf-8") == shown.html
+
+
+def test_wrong_argument_types_fail_before_anything_is_built(scen, tmp_path, monkeypatch):
+    import sys
+
+    rep = sys.modules["sdcsession.present.report"]
+
+    def boom(*a, **k):  # building the report would call this first
+        raise AssertionError("the report was built")
+
+    monkeypatch.setattr(rep, "_data_section", boom)
+    s, a, b = scen
+    for args, kw, name in (((123,), {}, "path"), ((tmp_path / "x.html", "b"), {}, "others"),
+                           ((tmp_path / "x.html",), {"figures": "yes"}, "figures"),
+                           ((None,), {"internal": 1}, "internal"),
+                           ((None,), {"title": 5}, "title")):
+        with pytest.raises(ParameterError, match=name):
+            a.report(*args, **kw)
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_percent_of_records_divides_records_by_records():
+    # a = x blanked in records 0, 1, 2 and b = p in records 0, 1, 3: 6 values in 4 of 5 records
+    df = pd.DataFrame({"a": list("xxxyy"), "b": list("ppqpq")})
+    s = sdc.SdcSession(df, keys=["a", "b"], seed=1)
+    t = s.branch("blank").recode("a", {"x": None}).recode("b", {"p": None})
+    text = report(s, t, figures=False).html
+    total = re.search(r'<p class="muted">Total: (.*?)\.</p>', text).group(1)
+    assert "blank: 6 values in 4 records (80.00 % of records)" in total  # not 6 / 5 = 120 %
+    assert "main: 0 values in 0 records (0.00 % of records)" in total
+    for pct in re.findall(r"([\d.]+) % of records", total):
+        assert 0 <= float(pct) <= 100
+
+
+def test_notes_and_parameters_are_text_not_json(scen):
+    s, a, b = scen
+    text = report(s, a, b, figures=False).html
+    steps = text[text.index("id='scenarios'"):text.index("id='risk'")]
+    assert "{&quot;" not in steps and '{"' not in steps and "[&quot;" not in steps
+    assert "noise=0.3" in steps
+    # integers as integers in the step parameters (k=3 of a local suppression, never 3.0)
+    df = pd.DataFrame({"k": list("aabbcd"), "j": list("xyxyxy")})
+    t = sdc.SdcSession(df, keys=["k", "j"], seed=1).local_suppression(k=3)
+    html = report(t, figures=False).html
+    assert "k=3;" in html and "k=3.0" not in html

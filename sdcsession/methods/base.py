@@ -76,6 +76,17 @@ class Result:
     notes: dict[str, Any] = attrs.field(factory=dict)
 
 
+def _whole(v: Any) -> Any:
+    """Whole-number floats as ints, in nested lists and dicts (display only: ``k=3``, not 3.0)."""
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return int(v)
+    if isinstance(v, list):
+        return [_whole(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _whole(x) for k, x in v.items()}
+    return v
+
+
 @attrs.frozen
 class Treatment:
     """Base class of every treatment. Subclasses are ``@attrs.frozen`` with a ``type`` tag.
@@ -111,8 +122,9 @@ class Treatment:
     # ------------------------------------------------------------ serialisation
     def params(self) -> dict[str, Any]:
         """The parameters as a JSON-serialisable dict for display (without the type tag; lossy:
-        see `to_jsonable`). Recipes use `to_dict`."""
-        return to_jsonable(attrs.asdict(self, recurse=False))
+        see `to_jsonable`; a whole-number float such as ``k=3.0`` is shown as the integer 3).
+        Recipes use `to_dict`."""
+        return _whole(to_jsonable(attrs.asdict(self, recurse=False)))
 
     def to_dict(self) -> dict[str, Any]:
         """``{"type": tag, **parameters}`` as JSON data, every parameter encoded losslessly with

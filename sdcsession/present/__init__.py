@@ -47,9 +47,19 @@ def _session_compare(self: SdcSession, *others: Any, measures: Any = None) -> pd
 
 @register_method(SdcSession, "report")
 def _session_report(self: SdcSession, path: Any = None, *others: Any, internal: bool = False,
-                    **kw: Any) -> Any:
-    """Self-contained HTML report of this scenario (and ``others``); see `sdcsession.report`."""
-    return report(self, *others, path=path, internal=internal, **kw)
+                    title: str | None = None, figures: bool = True) -> Any:
+    """Self-contained HTML report of this scenario (and ``others``); see `sdcsession.report`.
+
+    With ``path`` the report is written there and the `pathlib.Path` is returned; without, a
+    `sdcsession.present.report.Report` (shown in a notebook, ``.save(path)``, ``.html``). Every
+    argument is checked (`ParameterError` naming it) before anything is built.
+    """
+    from .report import _check_args, _sessions
+
+    _check_args(path, internal, title, figures)
+    if others:
+        _sessions(others, "others")
+    return report(self, *others, path=path, internal=internal, title=title, figures=figures)
 
 
 @register_method(SessionPlots, "lattice")

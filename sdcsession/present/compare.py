@@ -44,17 +44,18 @@ from ..session.scenario_measures import (  # the measure columns live in the ses
 )
 from ..session.scenario_measures import measure_specs as _specs
 from ..session.scenario_measures import measure_value as _value
+from .compare_view import Comparison
 from .estimates import estimates
 from .steps import TreeView, scenarios, steps_text, tree
 from .steps import _is_session as _is_session  # re-exported (report.py imports it from here)
 from .steps import step_text as step_text  # re-exported
 
-__all__ = ["MeasureSpec", "DEFAULT_MEASURES", "compare", "default_measures", "frontier", "tree",
+__all__ = ["MeasureSpec", "DEFAULT_MEASURES", "Comparison", "compare", "default_measures", "frontier", "tree",
            "TreeView", "scenarios", "estimates", "LOSS_COLUMNS", "RISK_COLUMNS"]
 
 
 # ---------------------------------------------------------------------------------- compare
-def compare(*items: Any, measures: Any = None, original: bool = False) -> pd.DataFrame:
+def compare(*items: Any, measures: Any = None, original: bool = False) -> Comparison:
     """Scenarios side by side: one row per scenario, one column per measure.
 
     ``items`` are sessions (their HEAD), steps of any history tree, or iterables of them
@@ -73,7 +74,9 @@ def compare(*items: Any, measures: Any = None, original: bool = False) -> pd.Dat
     holds the measures of the original data (the root of the first scenario's tree) for the R-U
     map anchors, ``df.attrs["roles"]`` maps each measure column to ``"risk"`` or ``"loss"``.
 
-    Every value is read through `State.measure`, i.e. computed once per state.
+    Every value is read through `State.measure`, i.e. computed once per state. The result is a
+    `sdcsession.present.compare_view.Comparison`: a DataFrame whose display formats the numbers
+    (counts as integers) and shows ``steps`` in full.
 
     Example
     -------
@@ -106,6 +109,7 @@ def compare(*items: Any, measures: Any = None, original: bool = False) -> pd.Dat
         s = df[m.column]
         if s.notna().all() and s.map(lambda v: isinstance(v, (int, np.integer))).all():
             df[m.column] = s.astype(np.int64)
+    df = Comparison(df)
     if failed:
         msg = "; ".join(f"{k}: {v}" for k, v in failed.items())
         warnings.warn(f"compare: some measures could not be computed (NaN): {msg}", SdcWarning,
@@ -129,6 +133,11 @@ def frontier(df: pd.DataFrame, *, risk: str = "expected_reidentifications",
     loss, with a boolean column ``frontier`` set to True. ``loss=None`` takes the first loss
     column of ``df`` that has values (λ, IL1s, suppressions, …).
 
+    The untreated original is not a scenario one could release with a protection and is never on
+    the frontier (it has no loss, so it would always be): rows at ``depth`` 0 (the root of a
+    history tree, as `compare` with ``original=True`` adds it) and, in a table without a
+    ``depth`` column, the row whose ``scenario`` is ``"original"`` are left out.
+
     Algorithm (`sdcsession.session.scenario_measures.frontier_positions`): sort by (loss, risk)
     and keep every row whose risk is strictly below the minimum risk of all rows before it
     (O(n log n)).
@@ -148,7 +157,12 @@ def frontier(df: pd.DataFrame, *, risk: str = "expected_reidentifications",
         if not isinstance(c, str) or c not in df.columns:
             raise ParameterError(f"{what}: column {c!r} not in the comparison; columns: "
                                  f"{list(df.columns)}")
-    keep = frontier_positions(df[risk], df[loss])
+    untreated = (pd.to_numeric(df["depth"], errors="coerce").to_numpy(float) == 0
+                 if "depth" in df.columns else
+                 (df["scenario"].astype(str) == "original").to_numpy(bool)
+                 if "scenario" in df.columns else np.zeros(len(df), bool))
+    lo = pd.to_numeric(df[loss], errors="coerce").to_numpy(dtype=float)
+    keep = frontier_positions(df[risk], np.where(untreated, np.nan, lo))
     out = df.iloc[keep].copy()
     out["frontier"] = True
     return out

@@ -13,7 +13,17 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..session.formatting import fmt, history_text, roles_rows, session_text, watched
+import numpy as np
+
+from ..session.formatting import (
+    fmt,
+    history_text,
+    notes_text,
+    roles_rows,
+    session_text,
+    value_text,
+    watched,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..session.history import Step
@@ -38,13 +48,20 @@ def esc(x: Any) -> str:
     return html.escape(str(x), quote=True)
 
 
+def _cell(c: Any) -> str:
+    """A table cell's text: numbers through `fmt` (3, not 3.0), anything else as ``str``."""
+    if isinstance(c, (int, float, np.integer, np.floating)) and not isinstance(c, (bool, np.bool_)):
+        return fmt(c)
+    return str(c)
+
+
 def table_html(rows: Sequence[Sequence[Any]], header: Sequence[str] | None = None) -> str:
-    """A small escaped HTML table."""
+    """A small escaped HTML table (numbers formatted with `fmt`: integers as integers)."""
     out = ["<table>"]
     if header:
         out.append("<tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr>")
     for r in rows:
-        out.append("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>")
+        out.append("<tr>" + "".join(f"<td>{esc(_cell(c))}</td>" for c in r) + "</tr>")
     out.append("</table>")
     return "".join(out)
 
@@ -82,9 +99,10 @@ def session_html(s: SdcSession) -> str:
 def history_html(steps: Sequence[Step]) -> str:
     """HTML table of steps (escaped)."""
     rows = [(st.id, st.treatment.type if st.treatment else "original",
-             ", ".join(f"{k}={v}" for k, v in (st.treatment.params() if st.treatment else {}).items()),
-             st.seed if st.seed is not None else "", f"{st.seconds:.3f}",
-             "; ".join(f"{k}: {v}" for k, v in st.notes.items())[:200]) for st in steps]
+             "; ".join(f"{k}={value_text(v)}"
+                       for k, v in (st.treatment.params() if st.treatment else {}).items()),
+             str(st.seed) if st.seed is not None else "", f"{st.seconds:.3f}",
+             notes_text(st.notes, width=300)) for st in steps]
     return CSS + '<div class="sdc-card">' + table_html(
         rows, ["step", "treatment", "parameters", "seed", "seconds", "notes"]) + "</div>"
 

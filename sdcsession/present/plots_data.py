@@ -118,14 +118,17 @@ def distributions(*items: Any, column: str, kind: str = "hist", original: bool =
 
 # ----------------------------------------------------------------------------------- mosaic
 def mosaic(*items: Any, columns: str | Sequence[str], original: bool = True,
-           ax: Axes | Sequence[Axes] | None = None, max_categories: int = 12) -> Figure:
+           ax: Axes | Sequence[Axes] | None = None, max_categories: int = 12,
+           max_columns: int = 4) -> Figure:
     """Mosaic plots of one or two categorical variables, one panel per dataset (original first).
 
     Tile areas are proportional to the joint frequencies (statsmodels' ``mosaic``); missing values
     (suppressions) are a category ``"(missing)"``; tiles are coloured by the categories of the
     last variable, with the same colours in every panel, so that a change of the distribution
     shows as a change of the tiles. Variables with more than ``max_categories`` categories are
-    refused (the plot would be unreadable). ``ax`` is one Axes (one dataset) or one per dataset.
+    refused (the plot would be unreadable). The panels are facets of a grid with at most
+    ``max_columns`` panels per row (7 scenarios: two rows of 4), so that the figure stays readable
+    however many scenarios are shown. ``ax`` is one Axes (one dataset) or one per dataset.
 
     Example
     -------
@@ -136,6 +139,10 @@ def mosaic(*items: Any, columns: str | Sequence[str], original: bool = True,
     ['data 1', 'data 2']
     """
     from statsmodels.graphics.mosaicplot import mosaic as sm_mosaic
+
+    if isinstance(max_columns, bool) or not isinstance(max_columns, (int, np.integer)) or \
+            max_columns < 1:
+        raise ParameterError(f"max_columns: expected a whole number >= 1, got {max_columns!r}")
 
     cols = [columns] if isinstance(columns, str) else list(columns)
     if not 1 <= len(cols) <= 2:
@@ -179,9 +186,13 @@ def mosaic(*items: Any, columns: str | Sequence[str], original: bool = True,
         import matplotlib.pyplot as plt
 
         n = len(prepared)
-        fig, axs = plt.subplots(1, n, figsize=(3.6 * n + 0.6, 3.8), layout="constrained",
-                                squeeze=False)
-        axes = list(axs[0])
+        ncols = min(n, max_columns)
+        nrows = -(-n // ncols)
+        fig, axs = plt.subplots(nrows, ncols, figsize=(3.6 * ncols + 0.6, 3.4 * nrows + 0.4),
+                                layout="constrained", squeeze=False)
+        axes = list(axs.ravel()[:n])
+        for extra in axs.ravel()[n:]:  # the empty cells of the last row
+            extra.remove()
     else:
         axes = [ax] if not isinstance(ax, Sequence) else list(ax)
         if len(axes) != len(prepared):

@@ -22,33 +22,65 @@ from .steps import _is_session
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["ru_map", "risk_path"]
+__all__ = ["ru_map", "risk_path", "BOUNDED_BY_ONE"]
+
+#: Loss / utility columns whose values lie in [0, 1] (their axis is always [0, 1]).
+BOUNDED_BY_ONE = frozenset({"lambda", "il_correl", "gdu"})
+
+
+def _untreated(df: pd.DataFrame) -> np.ndarray:
+    """Rows that are the untreated original (depth 0, or named "original" without depth)."""
+    if "depth" in df.columns:
+        return pd.to_numeric(df["depth"], errors="coerce").to_numpy(float) == 0
+    if "scenario" in df.columns:
+        return (df["scenario"].astype(str) == "original").to_numpy(bool)
+    return np.zeros(len(df), bool)
 
 
 def _place_labels(ax: Axes, names: list[str], x: np.ndarray, y: np.ndarray,
-                  fontsize: float = 8.5) -> None:
-    """Annotate points, moving a label to another side of its point when its box would overlap
-    one already placed (greedy, in display units; boxes estimated from the text length)."""
-    to_px = ax.figure.dpi / 72.0
-    pts = ax.transData.transform(np.column_stack([x, y])) if len(x) else np.zeros((0, 2))
-    w_char, h = 0.56 * fontsize * to_px, 1.15 * fontsize * to_px
-    tries = [(6, 5, "left"), (6, -12, "left"), (-6, 5, "right"), (-6, -12, "right"),
-             (6, 16, "left"), (6, -23, "left"), (-6, 16, "right"), (-6, -23, "right")]
-    placed: list[tuple[float, float, float, float]] = []
-    for name, (px, py), xv, yv in zip(names, pts, x, y):
-        wd = w_char * len(name)
-        cands = []
-        for dx, dy, ha in tries:
-            x0 = px + dx * to_px - (wd if ha == "right" else 0.0)
-            cands.append(((dx, dy, ha), (x0, py + dy * to_px, x0 + wd, py + dy * to_px + h)))
-        (dx, dy, ha), b = next(
-            (c for c in cands
-             if not any(c[1][0] < o[2] and o[0] < c[1][2] and c[1][1] < o[3] and o[1] < c[1][3]
-                        for o in placed)),
-            cands[0])
-        placed.append(b)
-        ax.annotate(name, (xv, yv), xytext=(dx, dy), textcoords="offset points", ha=ha,
-                    fontsize=fontsize, color="#222222")
+                  fontsize: float = 8.5, fixed: Sequence[Any] = ()) -> list[Any]:
+    """Label the points so that no two labels overlap.
+
+    The labels start beside their points and are moved apart with adjustText (repelled from each
+    other, from the points and from the ``fixed`` texts); a last deterministic pass then moves any
+    label whose box (padded by 2 px) still meets an earlier one up or down by whole label heights
+    until it is free, and a thin line joins a label that ended away from its point. The figure is
+    laid out first so that the extents are final."""
+    from adjustText import adjust_text
+    from matplotlib.patches import FancyArrowPatch
+
+    texts = [ax.text(xv, yv, name, fontsize=fontsize, color="#222222", zorder=5)
+             for name, xv, yv in zip(names, x, y)]
+    if not texts:
+        return texts
+    fig = ax.figure
+    fig.draw_without_rendering()
+    adjust_text(texts, x=np.asarray(x, float), y=np.asarray(y, float), ax=ax,
+                objects=list(fixed) or None, expand=(1.2, 1.6), force_text=(0.3, 0.6),
+                ensure_inside_axes=True, time_lim=2.0)
+    renderer = fig.canvas.get_renderer()
+    placed = [t.get_window_extent(renderer).padded(2) for t in fixed]
+    to_data = ax.transData.inverted()
+    for t, xv, yv in zip(texts, x, y):
+        box = t.get_window_extent(renderer).padded(2)
+        step = box.height
+        for k in (0, *[s * j for j in range(1, 40) for s in (1, -1)]):
+            cand = box.translated(0, k * step)
+            if not any(cand.overlaps(o) for o in placed):
+                break
+        if k:
+            px, py = ax.transData.transform(t.get_position())
+            t.set_position(to_data.transform((px, py + k * step)))
+        placed.append(cand)
+        cx, cy = cand.x0 + cand.width / 2, cand.y0 + cand.height / 2
+        ptx, pty = ax.transData.transform((xv, yv))
+        if cand.contains(ptx, pty) or min(abs(ptx - cand.x0), abs(ptx - cand.x1)) + \
+                min(abs(pty - cand.y0), abs(pty - cand.y1)) < 12:
+            continue
+        ax.add_patch(FancyArrowPatch((xv, yv), tuple(to_data.transform((cx, cy))),
+                                     arrowstyle="-", color="#888888", linewidth=0.6,
+                                     shrinkA=3, shrinkB=6, zorder=2))
+    return texts
 
 
 def ru_map(data: Any, *more: Any, risk: str = "expected_reidentifications",
@@ -63,8 +95,10 @@ def ru_map(data: Any, *more: Any, risk: str = "expected_reidentifications",
     cells for suppressions, else at the right edge, marked with an arrow). The non-dominated
     scenarios (`sdcsession.present.compare.frontier`) are joined by the frontier staircase, the
     dominated ones are drawn hollow. ``threshold`` draws the maximum tolerable risk.
-    ``anchors=False`` leaves the anchors out and zooms on the scenarios. Labels that would overlap
-    are moved to another side of their point.
+    ``anchors=False`` leaves the anchors out and zooms on the scenarios. With the anchors, a row of
+    the table that is the untreated original (``compare(..., original=True)``) is the "original
+    data" star, not a second labelled point. Labels never overlap: they are moved apart with
+    adjustText (a line joins a moved label to its point).
 
     ``data`` is the DataFrame of `sdcsession.present.compare.compare` or sessions/steps (compared
     with the default measures). ``loss=None`` picks λ, else IL1s, else suppressions.
@@ -85,6 +119,10 @@ def ru_map(data: Any, *more: Any, risk: str = "expected_reidentifications",
         if c not in df.columns:
             raise ParameterError(f"{what}: column {c!r} not in the comparison {list(df.columns)}")
     ax = _axes(ax, (6.4, 4.6))
+    if anchors and (df.attrs.get("original") or {}).get(risk) is not None:
+        attrs_ = df.attrs
+        df = df[~_untreated(df)]  # the original is the star anchor, not a second point
+        df.attrs = attrs_
     x = pd.to_numeric(df[loss], errors="coerce").to_numpy(float)
     y = pd.to_numeric(df[risk], errors="coerce").to_numpy(float)
     names = df["scenario"].astype(str).tolist() if "scenario" in df else [str(i) for i in df.index]
@@ -122,19 +160,19 @@ def ru_map(data: Any, *more: Any, risk: str = "expected_reidentifications",
             lo, hi = float(v.min()), float(v.max())
             pad = 0.08 * (hi - lo) if hi > lo else 0.1 * max(abs(hi), 1e-12)
             lim(lo - pad, hi + 1.5 * pad)
-    if labels:
-        _place_labels(ax, [names[i] for i in np.flatnonzero(ok)], x[ok], y[ok])
+    fixed = []
     if anchors:
         if r0 is not None:
             ax.scatter([0.0], [r0], marker="*", s=150, color=ORIGINAL_COLOR, zorder=4,
                        label="original data")
-            ax.annotate("original data", (0.0, r0), xytext=(6, -12), textcoords="offset points",
-                        fontsize=8.5, color=ORIGINAL_COLOR)
+            fixed.append(ax.annotate("original data", (0.0, r0), xytext=(6, -12),
+                                     textcoords="offset points", fontsize=8.5,
+                                     color=ORIGINAL_COLOR))
         ax.scatter([xr], [0.0], marker="X", s=80, color=ORIGINAL_COLOR, zorder=4,
                    label="no release")
         txt = "no release" if bound is not None else "no release →"
-        ax.annotate(txt, (xr, 0.0), xytext=(-8, 8), textcoords="offset points", ha="right",
-                    fontsize=8.5, color=ORIGINAL_COLOR)
+        fixed.append(ax.annotate(txt, (xr, 0.0), xytext=(-8, 8), textcoords="offset points",
+                                 ha="right", fontsize=8.5, color=ORIGINAL_COLOR))
     if threshold is not None:
         ax.axhline(threshold, color="#B22222", linestyle="--", linewidth=1,
                    label="maximum tolerable risk")
@@ -145,17 +183,26 @@ def ru_map(data: Any, *more: Any, risk: str = "expected_reidentifications",
               ncol=3)
     _thousands(ax.yaxis)
     _clean(ax, "both")
+    if labels:  # last: the layout (legend, axis titles) decides where the labels fit
+        _place_labels(ax, [names[i] for i in np.flatnonzero(ok)], x[ok], y[ok], fixed=fixed)
     return ax
 
 
 # ------------------------------------------------------------------------------- risk path
 def risk_path(scenario: Any, *, risk: str | Sequence[str] = "expected_reidentifications",
-              loss: str | None = None, ax: Axes | None = None) -> Axes:
+              loss: str | None = None, ax: Axes | None = None, risk_max: float | None = None,
+              loss_max: float | None = None) -> Axes:
     """Risk after every step from the original to a scenario's HEAD (or a given step).
 
     One line per ``risk`` column of `sdcsession.present.compare.compare` on the left axis, and
     ``loss`` (optional) dashed on a right-hand axis. The steps are the x-axis, labelled with
     their short text.
+
+    Both axes start at 0. The loss axis has one fixed scale, so that the figures of different
+    scenarios can be read side by side: [0, 1] for the measures bounded by 1 (λ, γ, GDU), or
+    [0, ``loss_max``] when given (the report passes the largest loss over all its scenarios);
+    ``risk_max`` likewise fixes the top of the risk axis (default: 1.1 × the largest risk on the
+    path).
 
     Example
     -------
@@ -180,7 +227,13 @@ def risk_path(scenario: Any, *, risk: str | Sequence[str] = "expected_reidentifi
     many = len(path) > 5
     ax.set_xticks(xs, ticks, rotation=30 if many else 0, ha="right" if many else "center",
                   fontsize=8)
-    ax.set_ylim(0, 1.1 * max(float(np.nanmax(df[risks].to_numpy(float))), 1e-12))
+    for name, v in (("risk_max", risk_max), ("loss_max", loss_max)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float, np.number))
+                              or not np.isfinite(v) or v <= 0):
+            raise ParameterError(f"{name}: expected a positive number or None, got {v!r}")
+    top = float(risk_max) if risk_max is not None else \
+        1.1 * max(float(np.nanmax(df[risks].to_numpy(float))), 1e-12)
+    ax.set_ylim(0, top)
     _thousands(ax.yaxis)
     lines, names = ax.get_legend_handles_labels()
     if loss:
@@ -188,7 +241,10 @@ def risk_path(scenario: Any, *, risk: str | Sequence[str] = "expected_reidentifi
         ax2.plot(xs, df[loss].to_numpy(float), marker="s", linestyle="--", color="#555555",
                  linewidth=1.3, label=_label(loss))
         ax2.set_ylabel(_label(loss))
-        ax2.set_ylim(0, 1.1 * max(float(np.nanmax(df[loss].to_numpy(float))), 1e-12))
+        if loss_max is None:
+            loss_max = 1.0 if loss in BOUNDED_BY_ONE else \
+                1.1 * max(float(np.nanmax(df[loss].to_numpy(float))), 1e-12)
+        ax2.set_ylim(0, float(loss_max))
         ax2.spines["top"].set_visible(False)
         l2, n2 = ax2.get_legend_handles_labels()
         lines, names = lines + l2, names + n2

@@ -19,8 +19,8 @@ Example
 >>> import pandas as pd, sdcsession as sdc
 >>> df = pd.DataFrame({"sex": list("mfmfmf"), "age": list("aabbcc"), "x": [1.5, 2, 3, 4, 5, 6.25]})
 >>> s = sdc.SdcSession(df, keys=["sex", "age"], numeric=["x"], seed=1)
->>> html = report(s.branch("merged").recode("age", {"b": "a"}), s)
->>> html.startswith("<!DOCTYPE html>") and "6.25" not in html
+>>> r = report(s.branch("merged").recode("age", {"b": "a"}), s)
+>>> r.html.startswith("<!DOCTYPE html>") and "6.25" not in r.html
 True
 """
 
@@ -49,7 +49,7 @@ from .report_sections import (
     _utility_section,
 )
 
-__all__ = ["report", "REPORT_CSS"]
+__all__ = ["report", "Report", "REPORT_CSS"]
 
 REPORT_CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:14px;color:#222;
@@ -99,7 +99,46 @@ def _figure(make: Any, alt: str, caption: str) -> str:
     return _img(fig, alt, caption)
 
 
-def _sessions(items: tuple[Any, ...]) -> list[Any]:
+class Report:
+    """A built report not written to a file: ``html`` (the whole document), ``title``,
+    `save` to write it, and a notebook display (``_repr_html_``) that shows the report in a
+    sandboxed frame instead of printing its text.
+
+    >>> r = Report("<!DOCTYPE html><html><body>hi</body></html>", "t")
+    >>> r
+    Report 't' (43 characters of HTML; .save(path) writes it, .html is the text)
+    """
+
+    def __init__(self, html: str, title: str) -> None:
+        self.html = html
+        self.title = title
+
+    def save(self, path: str | Path) -> Path:
+        """Write the report to ``path`` (a file whose directory exists) and return the path."""
+        p = _check_args(path, False, None, True)
+        if p is None:
+            raise ParameterError("path: expected a file path (str or pathlib.Path), got None")
+        return _write(p, self.html)
+
+    def __repr__(self) -> str:
+        return (f"Report {self.title!r} ({len(self.html):,} characters of HTML; .save(path) "
+                "writes it, .html is the text)")
+
+    def _repr_html_(self) -> str:
+        return (f'<iframe title="{esc(self.title)}" sandbox="" style="width:100%;height:640px;'
+                f'border:1px solid #ccd" srcdoc="{esc(self.html)}"></iframe>')
+
+
+def _write(path: Path, html: str) -> Path:
+    try:
+        path.write_text(html, encoding="utf-8")
+    except (OSError, ValueError) as e:
+        raise DataFileError(f"{path}: cannot write the report: "
+                            f"{getattr(e, 'strerror', None) or e}") from e
+    return path
+
+
+def _sessions(items: tuple[Any, ...], what: str = "sessions") -> list[Any]:
     from .compare import _is_session
 
     out, stack, seen = [], list(reversed(items)), 0
@@ -110,10 +149,36 @@ def _sessions(items: tuple[Any, ...]) -> list[Any]:
         elif isinstance(it, Iterable) and not isinstance(it, (str, bytes)) and seen < 10_000:
             stack.extend(reversed(list(it)))
         else:
-            raise ParameterError(f"report: expected SdcSession objects, got {type(it).__name__}")
+            raise ParameterError(f"{what}: expected SdcSession objects, got {type(it).__name__}")
     if not out:
-        raise ParameterError("report: give at least one SdcSession")
+        raise ParameterError(f"{what}: give at least one SdcSession")
     return out
+
+
+def _path_maxima(sessions: list[Any], loss: str | None) -> tuple[float | None, float | None]:
+    """1.1 × the largest expected re-identifications and loss on the paths of ``sessions`` (one
+    scale for all their risk-path figures; the loss scale of measures bounded by 1 is [0, 1])."""
+    from .compare import compare
+    from .plots_ru import BOUNDED_BY_ONE
+
+    if not sessions:
+        return None, None
+    cols = ["expected_reidentifications"] + ([loss] if loss else [])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = compare([st for s in sessions for st in s.head.path()], measures=cols)
+    top = [float(np.nanmax(_finite(t[c]))) if _finite(t[c]).size else np.nan for c in cols]
+    rmax = 1.1 * top[0] if np.isfinite(top[0]) and top[0] > 0 else None
+    lmax = None
+    if loss and loss not in BOUNDED_BY_ONE and np.isfinite(top[1]) and top[1] > 0:
+        lmax = 1.1 * top[1]
+    return rmax, lmax
+
+
+def _finite(s: Any) -> np.ndarray:
+    """A column as floats with the missing values left out."""
+    v = np.asarray(s, dtype=float)
+    return v[~np.isnan(v)]
 
 
 def _check_args(path: Any, internal: Any, title: Any, figures: Any) -> Path | None:
@@ -145,7 +210,7 @@ def _check_args(path: Any, internal: Any, title: Any, figures: Any) -> Path | No
 
 # --------------------------------------------------------------------------------- report
 def report(*sessions: Any, path: str | Path | None = None, internal: bool = False,
-           title: str | None = None, figures: bool = True) -> str:
+           title: str | None = None, figures: bool = True) -> Path | Report:
     """A self-contained HTML report of one or more scenarios; written to ``path`` if given.
 
     Sections: data (sizes, roles, aggregates per variable), scenarios (steps with parameters,
@@ -160,7 +225,9 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     docstring); ``internal=True`` adds the riskiest key combinations. ``figures=False`` leaves
     the PNG figures out (faster, smaller). The HTML has no script and no external resource.
 
-    Returns the HTML text. Arguments are checked before anything is computed: sessions
+    Returns the path written (a `pathlib.Path`) when ``path`` is given, else a `Report` (its
+    ``html`` is the text; in a notebook it shows the report, and ``.save(path)`` writes it) —
+    never the long HTML string itself. Arguments are checked before anything is computed: sessions
     (`ParameterError` for anything else), ``path`` (None or a file path whose directory exists:
     `ParameterError` / `DataFileError`), ``internal`` and ``figures`` (True or False), ``title``
     (a string or None).
@@ -169,7 +236,7 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     -------
     >>> import pandas as pd, sdcsession as sdc
     >>> s = sdc.SdcSession(pd.DataFrame({"a": list("xyxy")}), keys=["a"], seed=1)
-    >>> "Risk–utility" in report(s, figures=False)
+    >>> "Risk–utility" in report(s, figures=False).html
     True
     """
     from .._version import __version__
@@ -266,12 +333,16 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
                                f"Density histograms of {c}, original (grey) and the scenarios "
                                "that change it; the long right tail is cut at the 99.5th "
                                "percentile."))
-        for s in ss:
-            if s.head.depth > 0 and s.roles.keys:
-                loss_s = loss if loss in ("lambda", "il1s", "suppressions") else None
-                out.append(_figure(lambda s=s, ls=loss_s: P.risk_path(s, loss=ls),
-                                   f"Risk along {s.name}",
-                                   f"Expected re-identifications after each step of {s.name}."))
+        along = [s for s in ss if s.head.depth > 0 and s.roles.keys]
+        loss_s = loss if loss in ("lambda", "il1s", "suppressions") else None
+        rmax, lmax = _path_maxima(along, loss_s)
+        for s in along:  # one risk scale and one loss scale for all these figures
+            out.append(_figure(lambda s=s: P.risk_path(s, loss=loss_s, risk_max=rmax,
+                                                       loss_max=lmax),
+                               f"Risk along {s.name}",
+                               f"Expected re-identifications after each step of {s.name}"
+                               + (f" and {loss_s} (dashed, right axis)" if loss_s else "")
+                               + "; every scenario's figure has the same scales."))
     out.append("<h2 id='recipes'>Recipes</h2><p class='muted'>Replay with "
                "<code>SdcSession.from_recipe(data, recipe)</code>; the fingerprint identifies the"
                " original file.</p>")
@@ -283,9 +354,5 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     out.append("</body></html>")
     html = "\n".join(out)
     if out_path is not None:
-        try:
-            out_path.write_text(html, encoding="utf-8")
-        except (OSError, ValueError) as e:
-            raise DataFileError(f"{out_path}: cannot write the report: "
-                                f"{getattr(e, 'strerror', None) or e}") from e
-    return html
+        return _write(out_path, html)
+    return Report(html, title)

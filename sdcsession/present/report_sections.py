@@ -4,7 +4,6 @@ riskiest combinations) and the table helpers they share; `sdcsession.present.rep
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -12,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SdcError
+from ..session.formatting import notes_text, value_text
 from .display import esc
 
 __all__: list[str] = []
@@ -59,26 +59,9 @@ def _table(df: pd.DataFrame, *, index: bool = True, bold_rows: Iterable[Any] = (
             + "</table></div>")
 
 
-def _compact(v: Any, depth: int = 0) -> Any:
-    """Notes for display: long lists become their length, floats 4 significant digits."""
-    if isinstance(v, dict):
-        if len(v) > 12:
-            return f"{{{len(v)} entries}}"
-        return {str(k): _compact(x, depth + 1) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        if len(v) > 12:
-            return f"[{len(v)} items]"
-        return [_compact(x, depth + 1) for x in v]
-    if isinstance(v, float):
-        return float(f"{v:.4g}")
-    return v
-
-
 def _notes_text(notes: dict[str, Any]) -> str:
-    if not notes:
-        return ""
-    txt = json.dumps(_compact(notes), ensure_ascii=False, default=str)
-    return txt if len(txt) <= 400 else txt[:399] + "…"
+    """What a step changed, as text (``suppressed: age 4, sex 1; total: 5``), never raw JSON."""
+    return notes_text(notes or {}, width=400)
 
 
 def _data_section(sessions: list[Any]) -> str:
@@ -138,8 +121,7 @@ def _steps_section(s: Any) -> str:
         t = st.treatment
         if t is None:
             continue
-        params = ", ".join(f"{k}={json.dumps(_compact(v), ensure_ascii=False, default=str)}"
-                           for k, v in t.params().items())
+        params = "; ".join(f"{k}={value_text(v, items=12)}" for k, v in t.params().items())
         rows.append({"step": f"#{st.id}", "treatment": t.type, "parameters": params,
                      "seed": str(st.seed) if t.random else "–",
                      "seconds": round(float(st.seconds), 3), "what changed": _notes_text(st.notes)})
@@ -214,12 +196,13 @@ def _utility_section(sessions: list[Any], cmp: pd.DataFrame) -> str:
     sup_df = pd.DataFrame(sup)
     if len(sup_df):
         sup_df.index.name = "key variable"
-        n = sessions[0].state.n
         parts.append("<h3>Suppressions per key variable</h3>" + _table(sup_df.astype("int64")))
         tot = sup_df.sum(axis=0)
-        parts.append('<p class="muted">Total: ' + esc(", ".join(
-            f"{k} {int(v):,} ({100 * v / max(n, 1):.2f} % of records)" for k, v in tot.items()))
-            + ".</p>")
+        recs = {s.name: suppressed_records(s.state) for s in sessions}
+        parts.append('<p class="muted">Total: ' + esc("; ".join(
+            f"{k}: {int(v):,} values in {recs[k][0]:,} records "
+            f"({100 * recs[k][0] / max(recs[k][1], 1):.2f} % of records)"
+            for k, v in tot.items())) + ".</p>")
     loss_cols = [c for c in ("suppressions", "il1s", "eigen", "il_correl", "lambda", "gdu")
                  if c in cmp.columns]
     if loss_cols:
@@ -231,6 +214,22 @@ def _utility_section(sessions: list[Any], cmp: pd.DataFrame) -> str:
                      "information loss over key and numeric variables. Lower is better, except for GDU (global "
                      "data utility model; 1 = full utility).</p>")
     return "".join(parts)
+
+
+def suppressed_records(state: Any) -> tuple[int, int]:
+    """(records with at least one suppressed key value, records): a key value is suppressed when
+    it is present in the original and missing in the state (records paired as in the utility
+    measures). The share of records is the first over the second, at most 1."""
+    from ..utility._align import paired
+
+    o = state.original
+    keys = [c for c in state.original_roles.keys if c in o.columns and c in state.data.columns]
+    n = len(o)
+    if not keys or not n:
+        return 0, n
+    d = paired(o, state.data, "suppressions")
+    hit = o[keys].notna().to_numpy() & d[keys].isna().to_numpy()
+    return int(np.count_nonzero(hit.any(axis=1))), n
 
 
 def _internal_section(sessions: list[Any], top: int = 20) -> str:

@@ -83,9 +83,20 @@ def _short_value(v: Any, width: int = 28) -> str:
     return txt if len(txt) <= width else txt[: width - 1] + "…"
 
 
-def step_text(step: Step, *, max_params: int = 3) -> str:
-    """Short text of a step: ``type(p=v, ...)`` with at most ``max_params`` non-default-looking
-    parameters (empty values are left out).
+def _false_by_default(t: Any) -> set[str]:
+    """Names of the treatment's flags that default to False (shown only when set)."""
+    import attrs
+
+    try:
+        return {f.name for f in attrs.fields(type(t)) if f.default is False}
+    except (TypeError, attrs.exceptions.NotAnAttrsClassError):
+        return set()
+
+
+def step_text(step: Step, *, max_params: int | None = None) -> str:
+    """Short text of a step: ``type(p=v, ...)`` with every parameter that says something (empty
+    values and flags left at their default False are left out; long values are abbreviated);
+    ``max_params`` cuts the list with ``…``.
 
     >>> step_text(type("S", (), {"treatment": None})())
     '(original)'
@@ -93,9 +104,12 @@ def step_text(step: Step, *, max_params: int = 3) -> str:
     t = step.treatment
     if t is None:
         return "(original)"
-    params = [(k, v) for k, v in t.params().items() if v not in (None, [], (), {}, "")]
-    inner = ", ".join(f"{k}={_short_value(v)}" for k, v in params[:max_params])
-    if len(params) > max_params:
+    off = _false_by_default(t)
+    params = [(k, v) for k, v in t.params().items()
+              if v not in (None, [], (), {}, "") and not (k in off and v is False)]
+    shown = params if max_params is None else params[:max_params]
+    inner = ", ".join(f"{k}={_short_value(v)}" for k, v in shown)
+    if len(shown) < len(params):
         inner += ", …"
     return f"{t.type}({inner})"
 

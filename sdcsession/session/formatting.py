@@ -18,7 +18,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .history import Step
     from .session import SdcSession
 
-__all__ = ["fmt", "roles_rows", "watched", "session_text", "history_text"]
+__all__ = ["fmt", "value_text", "notes_text", "roles_rows", "watched", "session_text",
+           "history_text"]
 
 
 def fmt(x: Any) -> str:
@@ -43,6 +44,39 @@ def fmt(x: Any) -> str:
     if f == int(f) and abs(f) < 1e15:
         return f"{int(f):,}"
     return f"{f:.4g}"
+
+
+def value_text(v: Any, *, items: int = 8) -> str:
+    """A parameter or note value as short text: numbers through `fmt`, strings as they are,
+    lists as ``a, b, c`` (at most ``items``, then ``… (n items)``), mappings as ``key value``
+    pairs separated by commas.
+
+    >>> value_text({"region": 97, "sex": 51.0}), value_text(list(range(20)), items=3)
+    ('region 97, sex 51', '0, 1, 2, … (20 items)')
+    """
+    if isinstance(v, dict):
+        parts = [f"{k} {value_text(x, items=items)}" for k, x in list(v.items())[:items]]
+        more = f", … ({len(v)} entries)" if len(v) > items else ""
+        return ", ".join(parts) + more if parts else "none"
+    if isinstance(v, (list, tuple)):
+        parts = [value_text(x, items=items) for x in list(v)[:items]]
+        more = f", … ({len(v)} items)" if len(v) > items else ""
+        return (", ".join(parts) + more) if parts else "none"
+    if isinstance(v, str):
+        return v
+    return fmt(v)
+
+
+def notes_text(notes: Any, *, width: int = 400) -> str:
+    """A step's notes as text (``what: value; ...``), never raw JSON; cut at ``width`` characters.
+
+    >>> notes_text({"suppressed": {"age": 4, "sex": 1}, "total": 5, "sse": 0.123456})
+    'suppressed: age 4, sex 1; total: 5; sse: 0.1235'
+    """
+    if not isinstance(notes, dict):
+        return "" if notes is None else value_text(notes)[:width]
+    txt = "; ".join(f"{str(k).replace('_', ' ')}: {value_text(v)}" for k, v in notes.items())
+    return txt if len(txt) <= width else txt[: width - 1] + "…"
 
 
 def roles_rows(roles: Any) -> list[tuple[str, str]]:

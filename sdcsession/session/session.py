@@ -86,12 +86,26 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
                  SweepMixin):
     """An anonymisation session: roles, the original data, a history tree and a HEAD.
 
+    The roles (see `Roles`) are validated against ``data``: every problem is listed in one
+    `RoleError`.
+
     Parameters
     ----------
     data : the microdata (a DataFrame; it is copied once and never mutated).
-    keys, numeric, weight, household, strata, sensitive, pram : variable roles
-        (see `Roles`); validated against ``data`` — every problem is
-        listed in one `RoleError`.
+    keys : the key variables (quasi-identifiers, categorical) of the frequency-based risk.
+    numeric : the continuous variables (numeric risk, noise, microaggregation, continuous loss).
+    weight : the sampling-weight column (positive, no missing values), or None.
+    household : the household-identifier column (household risk and treatments), or None.
+    strata : columns whose strata the treatments are applied in separately.
+    sensitive : sensitive variables (l-diversity, t-closeness).
+    pram : categorical variables meant for PRAM (not key variables of the risk).
+    identifiers : direct identifiers (names, ids): never released, no other role, never treated.
+    linked : ``{key: [variables]}`` — variables that reveal their key (e.g. ``age`` for
+        ``age5``); a suppression of the key suppresses them in the same records.
+    alpha : the weight in [0, 1] of a record with a missing key in the frequency counts
+        (sdcMicro's alpha; 1 = a missing value matches every category).
+    k : the k of k-anonymity (a whole number >= 1) that the release check and the default risk
+        views use.
     seed : the session seed; each step's generator is seeded from (seed, depth). ``None`` draws one
         from the operating system (recorded in `seed`).
     name : the scenario's name (shown by compare and reports).
