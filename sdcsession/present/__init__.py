@@ -50,3 +50,20 @@ def _session_report(self: SdcSession, path: Any = None, *others: Any, internal: 
                     **kw: Any) -> Any:
     """Self-contained HTML report of this scenario (and ``others``); see `sdcsession.report`."""
     return report(self, *others, path=path, internal=internal, **kw)
+
+
+@register_method(SdcSession, "workbench")
+def _session_workbench(self: SdcSession, *, background: bool | None = None) -> Any:
+    """The interactive workbench bound to this session (an ``ipywidgets`` widget; needs the
+    ``gui`` extra): roles, treatment forms, history with undo/redo/branch and the recipe as code,
+    live risk and utility with the R-U map; see `sdcsession.present.workbench`."""
+    try:
+        import ipywidgets  # noqa: F401
+    except ImportError as e:
+        from ..errors import MissingDependencyError
+
+        raise MissingDependencyError(
+            "workbench: needs ipywidgets; install it with pip install 'sdcsession[gui]'") from e
+    from .workbench import workbench
+
+    return workbench(self, background=background)
