@@ -69,7 +69,7 @@ def test_apply_adds_a_step_and_the_live_panel_follows(s: sdc.SdcSession) -> None
     before_png, before_label = wb.ru_image.value, wb.risk_label.value
     _apply(wb, "local_suppression", k=3.0, importance=("sex", "region", "age5"))
     assert len(s.history) == 2 and s.head.treatment.type == "local_suppression"
-    assert s.head.treatment.importance == ("sex", "region", "age5")
+    assert s.head.treatment.importance == ("sex", "region", "age5")  # the order given
     assert s.risk.k_violations(3) == 0 == wb.figures["k_violations"]
     assert wb.risk_label.value != before_label and wb.ru_image.value != before_png
     assert "done" in wb.message.value
@@ -168,7 +168,9 @@ def test_a_form_is_generated_for_every_registered_treatment(s: sdc.SdcSession) -
         for spec in form.fields:
             wd = form.widgets[spec.name]
             assert wd.description == spec.name  # a visible label
-            if spec.kind in ("columns", "column"):
+            if isinstance(wd, widgets.TagsInput):  # order-sensitive: importance
+                assert list(wd.allowed_tags) == cols and spec.name == "importance"
+            elif spec.kind in ("columns", "column"):
                 assert [o if isinstance(o, str) else o[1] for o in wd.options
                         if (o if isinstance(o, str) else o[1]) is not None] == cols
             if spec.kind == "choice":

@@ -123,7 +123,7 @@ class LivePanel:
                                               style=style)
         self.loss_label = w.HTML(description="Information loss", style=style)
         self.ru_loss = w.Dropdown(options=[], description="R-U map loss", style=style)
-        self.ru_image = w.Image(format="png", layout=w.Layout(max_width="560px"))
+        self.ru_image = w.Image(format="png", layout=w.Layout(max_width="560px", display="none"))
         self.figures: dict[str, Any] = {}
         #: PNGs of R-U maps already drawn, by (scenarios and their HEADs, loss measure)
         self._png: dict[tuple[Any, ...], bytes] = {}
@@ -176,4 +176,5 @@ class LivePanel:
                 while len(self._png) > 64:
                     self._png.pop(next(iter(self._png)))
             self.ru_image.value = png
+            self.ru_image.layout.display = ""
         self.figures = f

@@ -12,7 +12,7 @@ Widget kinds, chosen from the type and the name:
 
 | kind | when | widget |
 |---|---|---|
-| columns | a tuple of names, named like a column parameter | multi-select of the columns |
+| columns | a tuple of names, named like a column parameter | multi-select of the columns (a tags box keeping the order for ``importance``) |
 | column | ``str`` named like a column parameter | drop-down of the columns |
 | choice | the validator names its choices | drop-down |
 | bool | ``bool`` | checkbox |
@@ -49,7 +49,7 @@ import attrs
 from ..errors import ParameterError, SdcError
 
 __all__ = ["FieldSpec", "treatment_fields", "parse_value", "build_treatment", "COLUMN_PARAMS",
-           "TreatForm"]
+           "ORDERED_PARAMS", "TreatForm"]
 
 #: parameter names that hold column names (a tuple of names or one name)
 COLUMN_PARAMS = frozenset({
@@ -57,6 +57,8 @@ COLUMN_PARAMS = frozenset({
     "similar", "carry_along", "sensitive", "numeric", "hierarchy", "hierarchy_columns",
     "group_by", "risk_variables"})
 _COLUMN_SUFFIXES = ("_column", "_columns", "_by", "_variables", "_keys")
+#: column parameters whose order matters (most important first): a tags box keeps the order
+ORDERED_PARAMS = frozenset({"importance", "order", "priority"})
 #: a string no validator accepts (used to read what a validator expects)
 _PROBE = "\x00probe\x00"
 
@@ -265,6 +267,9 @@ class TreatForm:
         d = spec.default
         if spec.kind == "columns":
             value = tuple(c for c in (d if isinstance(d, (tuple, list)) else ()) if c in columns)
+            if spec.name in ORDERED_PARAMS:
+                return w.TagsInput(value=list(value), allowed_tags=columns,
+                                   allow_duplicates=False, **lay)
             return w.SelectMultiple(options=columns, value=value, rows=min(6, max(len(columns), 1)),
                                     **lay)
         if spec.kind == "column":
@@ -289,12 +294,18 @@ class TreatForm:
 
     def set_columns(self, columns: list[str]) -> None:
         """Offer ``columns`` in the column widgets (keeping selections that still exist)."""
+        import ipywidgets as w
+
         for spec in self.fields:
             widget = self.widgets[spec.name]
             if spec.kind == "columns":
                 keep = tuple(c for c in widget.value if c in columns)
-                widget.options = columns
-                widget.value = keep
+                if isinstance(widget, w.TagsInput):
+                    widget.value = list(keep)
+                    widget.allowed_tags = columns
+                else:
+                    widget.options = columns
+                    widget.value = keep
             elif spec.kind == "column":
                 old = widget.value
                 opts = ([("(none)", None)] if spec.optional else []) + [(c, c) for c in columns]
