@@ -7,6 +7,8 @@ Commands::
     sdcsession run RECIPE --data DATA --out OUT [--report REPORT.html] [--strict] [--force]
                                             [--overwrite]
     sdcsession measure ORIGINAL MASKED [--measures m1,m2] [--columns ...] [--json]
+    sdcsession app DATA [--keys a,b,c] [--numeric x,y] [--weight w] [--household h]
+                        [--port N] [--no-browser]   the workbench as a local web app (Voilà)
 
 Exit codes: 0 success, 2 bad arguments or files, 1 any other failure. Errors are printed as one
 readable line (``sdcsession: error: …``); ``--debug`` shows the traceback. Progress goes to stderr.
@@ -70,6 +72,19 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--columns", help="comma-separated columns (default: all shared columns)")
     m.add_argument("--sep", help="CSV delimiter (default: sniffed)")
     m.add_argument("--json", action="store_true")
+
+    a = sub.add_parser("app", help="the interactive workbench as a local web app (Voilà on "
+                                   "127.0.0.1; the data never leave this machine)")
+    a.add_argument("data")
+    for role in ("keys", "numeric", "strata", "sensitive", "identifiers"):
+        a.add_argument(f"--{role}", help=f"comma-separated {role} (optional: the Roles panel "
+                                         "sets them)")
+    a.add_argument("--weight")
+    a.add_argument("--household")
+    a.add_argument("--seed", type=int)
+    a.add_argument("--sep", help="CSV delimiter (default: sniffed)")
+    a.add_argument("--port", type=int, help="port on 127.0.0.1 (default: a free one)")
+    a.add_argument("--no-browser", action="store_true", help="do not open a browser")
     return p
 
 
@@ -266,7 +281,21 @@ def cmd_measure(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"demo": cmd_demo, "risk": cmd_risk, "run": cmd_run, "measure": cmd_measure}
+def cmd_app(args: argparse.Namespace) -> int:
+    from .present.workbench_app import run_app
+
+    roles: dict[str, Any] = {r: _names(getattr(args, r)) for r in
+                             ("keys", "numeric", "strata", "sensitive", "identifiers")}
+    roles.update(weight=args.weight, household=args.household)
+    roles = {k: v for k, v in roles.items() if v}
+    if not Path(args.data).is_file():
+        raise _BadInput(f"no data file {args.data!r}")
+    return run_app(args.data, port=args.port, open_browser=not args.no_browser, seed=args.seed,
+                   sep=args.sep, **roles)
+
+
+COMMANDS = {"demo": cmd_demo, "risk": cmd_risk, "run": cmd_run, "measure": cmd_measure,
+            "app": cmd_app}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

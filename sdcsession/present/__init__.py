@@ -77,3 +77,20 @@ from .plots_sweep import sweep_map  # noqa: E402
 
 register_method(Sweep, "plot")(sweep_map)
 __all__ += ["sweep_map"]
+
+
+@register_method(SdcSession, "workbench")
+def _session_workbench(self: SdcSession, *, background: bool | None = None) -> Any:
+    """The interactive workbench bound to this session (an ``ipywidgets`` widget; needs the
+    ``gui`` extra): roles, treatment forms, history with undo/redo/branch and the recipe as code,
+    live risk and utility with the R-U map; see `sdcsession.present.workbench`."""
+    try:
+        import ipywidgets  # noqa: F401
+    except ImportError as e:
+        from ..errors import MissingDependencyError
+
+        raise MissingDependencyError(
+            "workbench: needs ipywidgets; install it with pip install 'sdcsession[gui]'") from e
+    from .workbench import workbench
+
+    return workbench(self, background=background)

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -26,6 +27,7 @@ from ..errors import (
     RecipeError,
     RoleError,
     SdcError,
+    SdcWarning,
     TreatmentError,
 )
 from ..methods.base import Result, Treatment, check_int, check_number
@@ -153,6 +155,8 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
         self._tree.k = int(k)  # type: ignore[attr-defined]
         self._tree.source = source  # type: ignore[attr-defined]
         self._tree.sessions = []  # type: ignore[attr-defined]
+        #: callables ``f(session)`` told whenever a session of this tree moves its HEAD (`_move`)
+        self._tree.observers = []  # type: ignore[attr-defined]
         self._register(name)
         self._head = self._tree.root
         self._redo: list[Step] = []
@@ -254,8 +258,8 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
         else:
             seed = check_int("seed", seed, 0, 2**64 - 1)  # as recipes (recipe.MAX_SEED)
         step = self._run(treatment, head, seed)
-        self._head = step
         self._redo.clear()
+        self._move(step)
         return self
 
     def _run(self, treatment: Treatment, parent: Step, seed: int) -> Step:
@@ -289,9 +293,11 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
         if n > self._head.depth:
             raise HistoryError(
                 f"undo: cannot go back {n} step(s); HEAD is {self._head.depth} step(s) from the original")
+        target = self._head
         for _ in range(n):
-            self._redo.append(self._head)
-            self._head = self._head.parent  # type: ignore[assignment]
+            self._redo.append(target)
+            target = target.parent  # type: ignore[assignment]
+        self._move(target)
         return self
 
     def redo(self, n: int = 1) -> SdcSession:
@@ -300,8 +306,10 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
             raise ParameterError(f"n: expected an integer >= 1, got {n!r}")
         if n > len(self._redo):
             raise HistoryError(f"redo: only {len(self._redo)} step(s) to redo, asked for {n}")
+        target = self._head
         for _ in range(n):
-            self._head = self._redo.pop()
+            target = self._redo.pop()
+        self._move(target)
         return self
 
     def branch(self, name: str) -> SdcSession:
@@ -309,17 +317,31 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
         other = object.__new__(SdcSession)
         other._tree = self._tree
         other._register(name)
-        other._head = self._head
         other._redo = []
         other.watch = list(self.watch)
+        other._move(self._head)
         return other
 
     def checkout(self, step: int | Step) -> SdcSession:
         """Move HEAD to any step of the tree (by id or Step). Returns ``self``."""
         target = self._tree.get(step)
-        self._head = target
         self._redo.clear()
+        self._move(target)
         return self
+
+    def _move(self, step: Step) -> None:
+        """Set HEAD to ``step`` and tell the tree's observers (the one place HEAD moves).
+
+        Observers (``self._tree.observers``, e.g. the workbench's live panel) are called as
+        ``f(session)``; one that fails is reported as an `SdcWarning` and never undoes the move.
+        """
+        self._head = step
+        for observer in list(getattr(self._tree, "observers", ())):
+            try:
+                observer(self)
+            except Exception as e:  # noqa: BLE001 - a display hook must never break a step
+                warnings.warn(f"session observer failed ({type(e).__name__}: {e})"[:300],
+                              SdcWarning, stacklevel=3)
 
     # ------------------------------------------------------------- treatments
     def recode(self, column: str, mapping: Mapping[Any, Any]) -> SdcSession:

@@ -1,0 +1,322 @@
+"""The interactive workbench (``s.workbench()``), driven from Python: clicks and ``.value``.
+
+Every assertion compares what the widget shows or did with the session itself (HEAD, history,
+``s.risk``), so the widget cannot drift from the session it is bound to.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+
+import attrs
+import pandas as pd
+import pytest
+
+import sdcsession as sdc
+from sdcsession.methods.base import TREATMENTS, Treatment
+
+widgets = pytest.importorskip("ipywidgets", reason="the workbench needs ipywidgets ([gui])")
+
+from sdcsession.present.workbench import Workbench  # noqa: E402
+from sdcsession.present.workbench_history import recipe_code  # noqa: E402
+from sdcsession.present.workbench_treat import parse_value, treatment_fields  # noqa: E402
+from sdcsession.progress import add_listener, remove_listener  # noqa: E402
+
+KEYS = ["region", "sex", "age5"]
+
+
+@pytest.fixture(scope="module")
+def df() -> pd.DataFrame:
+    return sdc.datasets.synthetic_survey(120, seed=3)
+
+
+@pytest.fixture
+def s(df: pd.DataFrame) -> sdc.SdcSession:
+    return sdc.SdcSession(df, keys=KEYS, numeric=["income", "expend"], weight="w",
+                          household="hid", seed=5)
+
+
+def _apply(wb: Workbench, tag: str, **values: object) -> None:
+    wb.treatment.value = tag
+    for name, v in values.items():
+        wb.form.widgets[name].value = v
+    wb.apply_button.click()
+
+
+def test_import_does_not_load_ipywidgets() -> None:
+    code = "import sys, sdcsession; print('ipywidgets' in sys.modules, 'matplotlib' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_workbench_is_a_widget_bound_to_the_session(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    assert isinstance(wb, widgets.Widget) and isinstance(wb, Workbench)
+    assert wb.session is s
+    assert wb._on_move in s._tree.observers
+    assert wb.figures["k_violations"] == s.risk.k_violations(3) > 0
+    assert wb.figures["expected_reidentifications"] == pytest.approx(
+        s.risk.expected_reidentifications)
+    assert wb.ru_image.value[:4] == b"\x89PNG"
+    wb.close()
+    assert wb._on_move not in s._tree.observers
+
+
+def test_apply_adds_a_step_and_the_live_panel_follows(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    before_png, before_label = wb.ru_image.value, wb.risk_label.value
+    _apply(wb, "local_suppression", k=3.0, importance=("sex", "region", "age5"))
+    assert len(s.history) == 2 and s.head.treatment.type == "local_suppression"
+    assert s.head.treatment.importance == ("sex", "region", "age5")  # the order given
+    assert s.risk.k_violations(3) == 0 == wb.figures["k_violations"]
+    assert wb.risk_label.value != before_label and wb.ru_image.value != before_png
+    assert "done" in wb.message.value
+    # the tree shows the new step, selected, and the recipe holds it
+    assert wb.tree.value == s.head.id == 1
+    assert "local_suppression" in wb.recipe.value
+
+
+def test_undo_and_redo_buttons_move_head(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    assert wb.undo_button.disabled and wb.redo_button.disabled
+    s.local_suppression(k=3)
+    top = s.head
+    assert not wb.undo_button.disabled
+    wb.undo_button.click()
+    assert s.head is top.parent and s.head.id == 0
+    assert wb.figures["k_violations"] == s.risk.k_violations(3) > 0
+    assert wb.undo_button.disabled and not wb.redo_button.disabled
+    wb.redo_button.click()
+    assert s.head is top and wb.figures["k_violations"] == 0
+    # undo past the root: the button is disabled; a forced call shows the message
+    wb.undo_button.click()
+    wb._act(lambda x: x.undo())
+    assert "undo" in wb.message.value and s.head.id == 0
+
+
+def test_a_step_applied_in_code_updates_the_risk_figure(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    png, label, fig = wb.ru_image.value, wb.risk_label.value, wb.figures
+    s.local_suppression(k=3)  # from "another cell"
+    assert wb.ru_image.value != png and wb.risk_label.value != label
+    assert wb.figures["step"] == s.head.id == 1
+    assert wb.figures["expected_reidentifications"] == pytest.approx(
+        s.risk.expected_reidentifications) != fig["expected_reidentifications"]
+    assert f"{s.risk.k_violations(3):,}" in wb.risk_label.value
+    s.undo()
+    assert wb.figures == fig and wb.ru_image.value == png
+
+
+def test_invalid_role_choice_shows_the_message_not_a_traceback(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    wb.role_pickers["numeric"].value = ("income", "age5")  # age5 is a key and categorical
+    assert "age5" in wb.roles_message.value and "Traceback" not in wb.roles_message.value
+    roles = s.roles
+    wb.roles_button.click()
+    assert "age5" in wb.roles_message.value
+    assert s.roles == roles and wb.session is s
+    wb.role_pickers["keys"].value = ()
+    wb.roles_button.click()
+    assert "keys" in wb.roles_message.value and s.roles.keys == tuple(KEYS)
+
+
+def test_roles_change_in_place_before_the_first_step(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    wb.role_pickers["keys"].value = ("region", "sex")
+    wb.roles_panel.linked_key.value = "sex"
+    wb.roles_panel.linked_vars.value = ("relat",)
+    wb.roles_panel.link_button.click()
+    wb.roles_button.click()
+    assert wb.session is s and s.roles.keys == ("region", "sex")
+    assert s.roles.linked_map() == {"sex": ("relat",)} and s.seed == 5
+    assert wb.figures["k_violations"] == s.risk.k_violations(3)
+    assert wb._on_move in s._tree.observers
+    # once a step exists, new roles start a new session; the old one is untouched
+    s.local_suppression(k=2)
+    wb.role_pickers["keys"].value = ("region", "sex", "age5")
+    wb.roles_button.click()
+    assert wb.session is not s and len(wb.session.history) == 1
+    assert wb.session.roles.keys == ("region", "sex", "age5") and len(s.history) == 2
+    assert "new session" in wb.roles_message.value
+
+
+def test_dataframe_mode_starts_the_session_when_roles_are_applied(df: pd.DataFrame) -> None:
+    from sdcsession.present.workbench import workbench
+
+    wb = workbench(df, seed=9)
+    assert wb.session is None and wb.apply_button.disabled
+    wb.role_pickers["keys"].value = ("region", "sex")
+    wb.role_pickers["weight"].value = "w"
+    wb.roles_button.click()
+    assert wb.session is not None and wb.session.roles.keys == ("region", "sex")
+    assert wb.session.seed == 9 and not wb.apply_button.disabled
+    bad = workbench(df, keys=["nope"])
+    assert bad.session is None and "nope" in bad.roles_message.value
+
+
+def test_a_form_is_generated_for_every_registered_treatment(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    assert set(wb.treatment.options) == set(TREATMENTS)
+    cols = list(s.data.columns)
+    for tag in wb.treatment.options:
+        wb.treatment.value = tag
+        form = wb.form
+        names = [f.alias for f in attrs.fields(TREATMENTS[tag]) if f.init]
+        assert list(form.widgets) == names, tag
+        for spec in form.fields:
+            wd = form.widgets[spec.name]
+            assert wd.description == spec.name  # a visible label
+            if isinstance(wd, widgets.TagsInput):  # order-sensitive: importance
+                assert list(wd.allowed_tags) == cols and spec.name == "importance"
+            elif spec.kind in ("columns", "column"):
+                assert [o if isinstance(o, str) else o[1] for o in wd.options
+                        if (o if isinstance(o, str) else o[1]) is not None] == cols
+            if spec.kind == "choice":
+                assert set(spec.choices) <= {o[1] for o in wd.options}
+
+
+def test_form_kinds_come_from_the_spec() -> None:
+    from sdcsession.methods.microaggregation import Microaggregation
+
+    kinds = {f.name: (f.kind, f.choices) for f in treatment_fields(Microaggregation)}
+    assert kinds["columns"][0] == "columns" and kinds["k"][0] == "int"
+    assert kinds["method"] == ("choice", ("mdav", "individual_ranking", "single",
+                                          "optimal_univariate"))
+    assert kinds["sort_by"][0] == "column"
+    assert parse_value("[[1, 2], [3, 4]]", "dict[Any, Any]") == {1: 2, 3: 4}
+    assert parse_value("0, 15, 30") == [0, 15, 30] and parse_value("2.5") == 2.5
+
+
+def test_value_fields_and_errors_are_messages(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    _apply(wb, "recode", column="sex", mapping="")  # required parameter left empty
+    assert "mapping" in wb.message.value and len(s.history) == 1
+    _apply(wb, "add_noise", columns=("age5",))  # a categorical key: RoleError from the session
+    assert "age5" in wb.message.value and len(s.history) == 1
+    _apply(wb, "global_recode", column="age", breaks="0, 30, 60, 120")  # not a key nor numeric
+    assert "age" in wb.message.value and len(s.history) == 1
+    _apply(wb, "global_recode", column="income", breaks="-1, 20000, 50000, 1e12")
+    assert len(s.history) == 2 and s.head.treatment.breaks == (-1.0, 20000.0, 50000.0, 1e12)
+    _apply(wb, "recode", column="region", mapping='{"R01": "R02"}')
+    assert len(s.history) == 3 and "R01" not in set(s.data["region"].dropna())
+
+
+def test_cancel_leaves_head_unchanged(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    head = s.head
+
+    def press_cancel(desc: str, n: int, total: int | None) -> None:
+        wb.cancel_button.click()  # the user clicks Cancel while the step runs
+
+    add_listener(press_cancel)
+    try:
+        _apply(wb, "local_suppression", k=5.0)
+    finally:
+        remove_listener(press_cancel)
+    assert s.head is head and len(s.steps) == 1
+    assert "cancelled" in wb.message.value and wb.cancel_button.disabled
+    assert not wb.apply_button.disabled
+    _apply(wb, "local_suppression", k=5.0)  # without cancel the same step runs
+    assert s.head.depth == 1
+
+
+def test_background_step_and_cancel_in_a_worker_thread(s: sdc.SdcSession) -> None:
+    wb = s.workbench(background=True)
+    seen: list[int] = []
+
+    def press_cancel(desc: str, n: int, total: int | None) -> None:
+        seen.append(n)
+        wb.cancel()
+
+    add_listener(press_cancel)
+    try:
+        _apply(wb, "microaggregation", columns=("income", "expend"), k=3)
+        assert wb.wait(30)
+    finally:
+        remove_listener(press_cancel)
+    assert seen and s.head.id == 0 and "cancelled" in wb.message.value
+    _apply(wb, "microaggregation", columns=("income", "expend"), k=3)
+    assert wb.wait(30) and s.head.depth == 1 and "done" in wb.message.value
+    assert wb.figures["step"] == s.head.id
+
+
+def test_branch_checkout_and_the_ru_map_of_all_branches(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    _apply(wb, "local_suppression", k=3.0)
+    wb.branch_name.value = "alt"
+    wb.branch_button.click()
+    alt = wb.session
+    assert alt is not s and alt.name == "alt" and alt.head is s.head
+    assert list(wb.scenario.options) == ["main", "alt"]
+    _apply(wb, "recode", column="sex", mapping='{"f": "m"}')
+    assert alt.head.depth == 2 and s.head.depth == 1
+    from sdcsession.present.compare import compare
+
+    assert compare(*wb._scenarios())["scenario"].tolist() == ["main", "alt"]
+    # click the original in the tree: the active scenario (alt) checks it out
+    wb.tree.value = 0
+    assert alt.head.id == 0 and s.head.depth == 1
+    wb.scenario.value = "main"
+    assert wb.session is s and wb.figures["scenario"] == "main"
+
+
+def test_recipe_code_replays_bit_for_bit(s: sdc.SdcSession, df: pd.DataFrame) -> None:
+    wb = s.workbench()
+    _apply(wb, "pram", columns=("water",), pd=0.7)
+    _apply(wb, "local_suppression", k=3.0)
+    code = wb.recipe.value
+    assert code == recipe_code(s.to_recipe())
+    # read the generated lines back (literals only, nothing executed)
+    calls = [ln for ln in code.splitlines() if ln.startswith("s.apply(")]
+    replay = sdc.SdcSession(df, keys=KEYS, numeric=["income", "expend"], weight="w",
+                            household="hid", seed=5)
+    for ln in calls:
+        d = ast.literal_eval(ln[len("s.apply(Treatment.from_dict("):-2])
+        replay.apply(Treatment.from_dict(d))
+    pd.testing.assert_frame_equal(replay.data, s.data)
+    header = [ln for ln in code.splitlines() if ln.startswith("s = sdc.SdcSession(")][0]
+    assert "keys=['region', 'sex', 'age5']" in header and "seed=5" in header
+    wb.recipe_format.value = "JSON"
+    assert '"format": "sdcsession-recipe"' in wb.recipe.value
+
+
+def test_every_control_has_a_visible_label(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    stack, unlabeled = [wb], []
+    while stack:
+        x = stack.pop()
+        stack.extend(getattr(x, "children", ()))
+        if isinstance(x, widgets.Button):
+            ok = bool(x.description)
+        elif isinstance(x, (widgets.HTML, widgets.Label, widgets.Image)):
+            continue
+        elif isinstance(x, widgets.ValueWidget):
+            ok = bool(getattr(x, "description", ""))
+        else:
+            continue
+        if not ok:
+            unlabeled.append(x)
+    assert unlabeled == []
+
+
+def test_app_notebook_and_command_stay_on_localhost(tmp_path) -> None:
+    from sdcsession.cli import main
+    from sdcsession.present.workbench_app import app_notebook, voila_command, write_app_notebook
+
+    nb = write_app_notebook(tmp_path, tmp_path / "survey.csv", keys=["sex", "region"],
+                            weight="w", seed=3)
+    import json
+
+    cells = json.loads(nb.read_text())["cells"]
+    code = cells[1]["source"]
+    assert f"sdc.io.read_data({str((tmp_path / 'survey.csv').resolve())!r})" in code
+    assert "workbench(df, seed=3, keys=['sex', 'region'], weight='w')" in code
+    cmd = voila_command(nb, port=8899, open_browser=False)
+    assert "--Voila.ip=127.0.0.1" in cmd and "--port=8899" in cmd and "--no-browser" in cmd
+    with pytest.raises(sdc.errors.ParameterError, match="keys"):
+        app_notebook("x.csv", keys=[1, 2])
+    with pytest.raises(sdc.errors.ParameterError, match="unknown role"):
+        app_notebook("x.csv", colour="red")
+    assert main(["app", str(tmp_path / "missing.csv"), "--no-browser"]) == 2

@@ -1,0 +1,116 @@
+"""End to end in a real browser: ``sdcsession app`` (Voilà on 127.0.0.1) driven by Playwright on
+the system's headless Chromium; Apply and Undo change the risk figures the page shows.
+
+Skipped with the reason when Chromium, Voilà, ipywidgets or Playwright is missing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import sdcsession as sdc
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "",
+                             shutil.which("chromium-browser") or "") if p and Path(p).is_file()),
+                None)
+MISSING = [m for m in ("voila", "ipywidgets", "playwright") if importlib.util.find_spec(m) is None]
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(CHROMIUM is None, reason="no system Chromium (/usr/bin/chromium)"),
+    pytest.mark.skipif(bool(MISSING), reason=f"needs {', '.join(MISSING)} "
+                                             "(pip install -e '.[test]')"),
+]
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen, log: Path, seconds: float = 40) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"sdcsession app exited with {proc.returncode}:\n{log.read_text()}")
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.3)
+    pytest.fail(f"Voilà did not listen on port {port} within {seconds} s:\n{log.read_text()}")
+
+
+def _figure(text: str, label: str) -> str:
+    m = re.search(rf"{re.escape(label)}\s+([\d.,]+)", text)
+    assert m, text
+    return m.group(1)
+
+
+def test_apply_and_undo_in_headless_chromium(tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from sdcsession.present.workbench_app import free_port
+
+    data = tmp_path / "survey.csv"
+    sdc.datasets.synthetic_survey(150, seed=3).to_csv(data, index=False)
+    port = free_port()
+    log = tmp_path / "app.log"
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+               SDCSESSION_PROGRESS="0")
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "sdcsession", "app", str(data), "--keys", "region,sex,age5",
+             "--weight", "w", "--seed", "1", "--port", str(port), "--no-browser"],
+            stdout=out, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
+    try:
+        _wait_for_port(port, proc, log)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                         args=["--no-sandbox"])
+            try:
+                page = browser.new_page()
+                page.goto(f"http://127.0.0.1:{port}/", timeout=45_000)
+                page.wait_for_function(
+                    "() => { const e = document.querySelector('.sdc-risk');"
+                    " return e && e.innerText.includes('expected re-identifications'); }",
+                    timeout=45_000)
+                before = page.inner_text(".sdc-risk")
+                png_before = page.get_attribute(".sdc-ru", "src")
+                assert _figure(before, "records violating 3-anonymity") != "0"
+                assert "main / #0" in before
+                page.click(".sdc-apply")  # the default: local suppression with k = 3
+                page.wait_for_function(
+                    "b => document.querySelector('.sdc-risk').innerText != b", arg=before,
+                    timeout=30_000)
+                after = page.inner_text(".sdc-risk")
+                assert "main / #1" in after
+                assert _figure(after, "records violating 3-anonymity") == "0"
+                assert float(_figure(after, "expected re-identifications")) < float(
+                    _figure(before, "expected re-identifications"))
+                page.wait_for_function(  # the R-U map is redrawn (a new image blob)
+                    "b => document.querySelector('.sdc-ru').getAttribute('src') != b",
+                    arg=png_before, timeout=30_000)
+                png_after = page.get_attribute(".sdc-ru", "src")
+                page.click(".sdc-undo")
+                page.wait_for_function(
+                    "b => document.querySelector('.sdc-risk').innerText == b", arg=before,
+                    timeout=30_000)
+                page.wait_for_function(
+                    "b => document.querySelector('.sdc-ru').getAttribute('src') != b",
+                    arg=png_after, timeout=30_000)
+            finally:
+                browser.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)  # the app stops Voilà and its kernels
+        try:
+            proc.wait(40)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
