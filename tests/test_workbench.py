@@ -178,12 +178,11 @@ def test_a_form_is_generated_for_every_registered_treatment(s: sdc.SdcSession) -
 
 
 def test_form_kinds_come_from_the_spec() -> None:
-    from sdcsession.methods.microaggregation import Microaggregation
+    from sdcsession.methods.microaggregation import MICROAGGREGATION_METHODS, Microaggregation
 
     kinds = {f.name: (f.kind, f.choices) for f in treatment_fields(Microaggregation)}
     assert kinds["columns"][0] == "columns" and kinds["k"][0] == "int"
-    assert kinds["method"] == ("choice", ("mdav", "individual_ranking", "single",
-                                          "optimal_univariate"))
+    assert kinds["method"] == ("choice", MICROAGGREGATION_METHODS)
     assert kinds["sort_by"][0] == "column"
     assert parse_value("[[1, 2], [3, 4]]", "dict[Any, Any]") == {1: 2, 3: 4}
     assert parse_value("0, 15, 30") == [0, 15, 30] and parse_value("2.5") == 2.5

@@ -41,7 +41,9 @@ SYMBOLS = {
     "%": "%", "&": "&", "_": "_", "to": "→", "rightarrow": "→", "leftarrow": "←",
     "Rightarrow": "⇒", "cup": "∪", "cap": "∩", "setminus": "∖", "forall": "∀", "exists": "∃",
     "partial": "∂", "propto": "∝", "equiv": "≡", "lt": "<", "gt": ">", "prime": "′",
-    "langle": "⟨", "rangle": "⟩", "backslash": "\\",
+    "langle": "⟨", "rangle": "⟩", "backslash": "\\", "lvert": "|", "rvert": "|",
+    "lVert": "‖", "rVert": "‖", "vert": "|", "Vert": "‖", "ll": "≪", "gg": "≫", "neg": "¬",
+    "emptyset": "∅", "cdotp": "⋅", "circ": "∘", "ast": "∗", "star": "⋆", "oplus": "⊕",
 }
 BIG = {"sum": "∑", "prod": "∏", "int": "∫", "bigcup": "⋃", "bigcap": "⋂"}
 FUNCTIONS = {"log", "ln", "exp", "max", "min", "arctan", "sin", "cos", "tan", "det", "arg",

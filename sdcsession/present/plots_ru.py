@@ -54,6 +54,10 @@ def _place_labels(ax: Axes, names: list[str], x: np.ndarray, y: np.ndarray,
     if not texts:
         return texts
     fig = ax.figure
+    if not hasattr(fig.canvas, "get_renderer"):  # a bare Figure (no pyplot): give it Agg
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
     fig.draw_without_rendering()
     adjust_text(texts, x=np.asarray(x, float), y=np.asarray(y, float), ax=ax,
                 objects=list(fixed) or None, expand=(1.2, 1.6), force_text=(0.3, 0.6),

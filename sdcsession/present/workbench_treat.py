@@ -177,6 +177,11 @@ def treatment_fields(cls: type) -> list[FieldSpec]:
         if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
             default = attrs.NOTHING if default.takes_self else default.factory()
         kind = _kind(f.alias, base, choices)
+        if (kind == "value" and parts[0] in ("int", "float") and isinstance(default, numbers.Real)
+                and not isinstance(default, bool)):
+            # a number that may also be given another way (e.g. local suppression's k per
+            # stratum): the form offers the number; the other forms are for code and recipes
+            kind = parts[0]
         if kind in ("int", "float") and (optional or default is None):
             kind, optional = "value", True
         if not hint and kind in ("column", "columns"):

@@ -252,7 +252,7 @@ def info_loss(original: pd.DataFrame, swapped: pd.DataFrame,
     for df, which in ((original, "original"), (swapped, "swapped")):
         absent = [c for c in dict.fromkeys(needed) if c not in df.columns]
         if absent:
-            raise MeasureError(f"info_loss: column(s) {absent} not in the {which} file")
+            raise MeasureError(f"info_loss: tables name column(s) {absent} not in the {which} file")
         check_cells(df, list(dict.fromkeys(needed)), which, "info_loss")
     if household is not None:
         original = original.drop_duplicates(subset=[household])

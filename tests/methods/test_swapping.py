@@ -33,7 +33,7 @@ def test_no_value_moves_further_than_allowed(n, p, seed):
     for i in range(n):  # test-side loop (small n)
         assert min(abs(rank[i] - rank[j]) for j in src[i]) <= big_p
     assert sorted(new) == sorted(x)
-    assert notes["max_rank_distance"]["x"] == big_p
+    assert notes["max_rank_distance"]["x"] == min(big_p, n - 1)  # no rank is further than n-1
     assert notes["max_rank_shift"]["x"] <= big_p
 
 
