@@ -27,9 +27,9 @@ import pandas as pd
 
 from ..errors import MeasureError
 from ..risk._codes import _unhashable
-from ._base import check_known_categories, compute, delayed_partitions, mismatched_categories
+from ._base import compute, delayed_partitions, mismatched_categories
 
-__all__ = ["KeyPlan", "scan", "encode_part", "pattern_bits"]
+__all__ = ["KeyPlan", "scan", "encode_part", "pattern_bits", "known_categories"]
 
 
 @attrs.frozen(eq=False)
@@ -87,7 +87,6 @@ def scan(ddf: Any, keys: Sequence[str], *, what: str = "keys",
     import dask
 
     keys = tuple(keys)
-    check_known_categories(ddf, keys, what)
     parts = delayed_partitions(ddf, keys)
     results = compute(*[dask.delayed(_scan_part)(p, keys, what) for p in parts], progress=progress)
     cats: list[pd.Index] = []
@@ -113,6 +112,35 @@ def scan(ddf: Any, keys: Sequence[str], *, what: str = "keys",
     return KeyPlan(keys=keys, categories=tuple(cats), categorical=tuple(is_cat),
                    cards=[max(len(c), 1) for c in cats], patterns=pats,
                    lengths=[int(r[2]) for r in results])
+
+
+def _as_dtype(part: pd.DataFrame, dtypes: dict[str, pd.CategoricalDtype]) -> pd.DataFrame:
+    return part.astype(dtypes)
+
+
+def known_categories(ddf: Any, columns: Sequence[str], *, progress: bool | None = None) -> Any:
+    """``ddf`` with the categories of its categorical ``columns`` known to Dask.
+
+    A frame read from Parquet has categorical columns whose categories Dask does not know (each
+    partition carries its own). One pass reads the categories of every categorical column: when every partition has the same
+    categories they are declared on the frame (nothing else changes); when they differ a
+    `RoleError` names the column and says how to make them agree.
+    """
+    cat = [c for c in columns if isinstance(ddf._meta[c].dtype, pd.CategoricalDtype)]
+    if not cat:
+        return ddf
+    plan = scan(ddf, cat, what="data", progress=progress)  # every partition's categories agree
+    unknown = [c for c in cat if not ddf[c].cat.known]
+    if not unknown:
+        for j, c in enumerate(cat):
+            if not plan.categories[j].equals(ddf._meta[c].cat.categories):
+                raise mismatched_categories(c, [ddf._meta[c].cat.categories,
+                                                plan.categories[j]], "data")
+        return ddf
+    plan = scan(ddf, unknown, what="data", progress=progress)
+    dtypes = {c: pd.CategoricalDtype(plan.categories[j], ordered=bool(ddf._meta[c].cat.ordered))
+              for j, c in enumerate(unknown)}
+    return ddf.map_partitions(_as_dtype, dtypes, meta=ddf._meta.astype(dtypes))
 
 
 def encode_part(part: pd.DataFrame, plan: KeyPlan) -> np.ndarray:

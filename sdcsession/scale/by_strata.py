@@ -38,6 +38,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TreatmentError
+from ..methods._suppression_args import _ranks
+from ..methods.base import require_columns
 from ..methods.microaggregation import Microaggregation
 from ..methods.noise import numeric_block
 from ..methods.suppression import LocalSuppression
@@ -92,8 +94,9 @@ def _unique_index(part: pd.DataFrame) -> dict[str, int]:
 
 def _stratum_task(group: pd.DataFrame, fn: Callable[[pd.DataFrame], pd.DataFrame],
                   out_columns: list[str]) -> pd.DataFrame:
-    out = fn(group)[out_columns]
-    return out.rename_axis(_ROW)
+    out = fn(group.sort_index(kind="stable"))[out_columns]  # the file's order of records
+    out.insert(0, _ROW, out.index.to_numpy())
+    return out.reset_index(drop=True)
 
 
 def _put_back(part: pd.DataFrame, res: pd.DataFrame, out_columns: list[str]) -> pd.DataFrame:
@@ -113,10 +116,11 @@ def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
     if dup.get("duplicated"):
         raise TreatmentError(f"{what}: the index of the Dask frame has duplicated labels; give "
                              "it a unique index first (e.g. ddf = ddf.set_index('id'))")
-    meta = ddf._meta[out_columns].rename_axis(_ROW)
+    meta = ddf._meta[out_columns].reset_index(drop=True)
+    meta.insert(0, _ROW, ddf._meta.index.to_numpy())
     res = ddf[columns].groupby(strata, dropna=False, group_keys=False).apply(
         _stratum_task, fn, out_columns, meta=meta)
-    back = res.reset_index().set_index(_ROW, divisions=ddf.divisions)
+    back = res.set_index(_ROW, divisions=ddf.divisions)
     new = ddf[columns].map_partitions(_put_back, back, out_columns, meta=ddf._meta[out_columns],
                                       align_dataframes=False)
     return persist(new, progress=progress)
@@ -146,6 +150,16 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
                                    "once; pass strata=[...] (e.g. strata=['region']) so each "
                                    "stratum is one task")
     keys = list(roles.keys)
+    require_columns(ddf._meta, keys + strata, "local_suppression")
+    if t.importance is not None:
+        _ranks(roles.keys, t.importance)
+    if t.weighted and roles.weight is None:
+        raise TreatmentError("local_suppression: weighted=True needs a weight role")
+    if t.household and roles.household is None:
+        raise TreatmentError("local_suppression: household=True needs a household role")
+    if t.combinations is not None and max(t.combinations) > len(keys):
+        raise TreatmentError(f"combinations: subset size {max(t.combinations)} exceeds the "
+                             f"{len(keys)} key variables")
     extra = [c for c in (roles.weight if t.weighted else None,
                          roles.household if t.household else None) if c]
     columns = list(dict.fromkeys(keys + strata + extra))
@@ -187,6 +201,7 @@ def _microaggregation(t: Microaggregation, ddf: Any, roles: Roles, seed: int, pr
         raise not_distributable(t, "whole-file MDAV needs the distances between all records; "
                                    "pass strata=[...] (e.g. strata=['region']) so each stratum "
                                    "is one task")
+    require_columns(ddf._meta, list(t.columns) + strata, "microaggregation")
     numeric_block(ddf._meta_nonempty, t.columns, "microaggregation", min_sd=False)
     columns = list(dict.fromkeys(list(t.columns) + strata))
     new = by_strata(ddf, strata, columns, list(t.columns), _ma_fn(t, roles), "microaggregation",

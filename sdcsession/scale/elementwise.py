@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TreatmentError
-from ..methods.base import Treatment
+from ..methods.base import Treatment, require_columns
 from ..methods.basic import Recode, RemoveColumns, recode_values
 from ..methods.category_grouping import GroupCategories, group_categories
 from ..methods.recoding import GlobalRecode, global_recode, interval_breaks
@@ -156,6 +156,7 @@ def _changed_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
 
 @distributed(Recode)
 def _recode(t: Recode, ddf: Any, roles: Roles, seed: int, progress: Any) -> DistributedResult:
+    t.check(ddf._meta, roles)
     plan = scan(ddf, [t.column], what="recode", progress=progress)
     present = list(plan.categories[0])
     by_text = {str(p): p for p in present}
@@ -208,6 +209,7 @@ def _global_recode(t: GlobalRecode, ddf: Any, roles: Roles, seed: int, progress:
     from ..methods._recode_checks import _numeric
     from ..methods.recoding import _fmt
 
+    t.check(ddf._meta_nonempty, roles)  # roles and dtype
     _numeric(ddf._meta_nonempty[t.column], "global_recode")
     if t.method == "quantile":
         raise not_distributable(t, "exact quantiles need the whole column sorted; give the cut "
@@ -266,6 +268,11 @@ def _group_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
 @distributed(GroupCategories)
 def _group(t: GroupCategories, ddf: Any, roles: Roles, seed: int, progress: Any,
            ) -> DistributedResult:
+    require_columns(ddf._meta, [t.column], "group_categories")
+    if t.column not in roles.keys and t.column not in roles.pram:
+        raise TreatmentError(
+            f"group_categories: column {t.column!r} is not a key (or PRAM) variable "
+            f"(roles: {roles.role_of(t.column) or 'none'})")
     plan = scan(ddf, [t.column], what="group_categories", progress=progress)
     cats = plan.categories[0]
     if plan.categorical[0]:

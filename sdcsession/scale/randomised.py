@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TreatmentError
+from ..methods.base import require_columns
 from ..methods.noise import AddNoise, numeric_block
 from ..methods.pram import (
     MAX_CATEGORIES,
@@ -166,6 +167,7 @@ def _stratum_labels(keys: np.ndarray, splan: Any) -> list[str]:
 def _pram(t: Pram, ddf: Any, roles: Roles, seed: int, progress: Any) -> DistributedResult:
     import dask
 
+    require_columns(ddf._meta, list(t.columns) + list(t.strata), "pram")
     cats = _pram_categories(t, ddf, progress)
     splan = scan(ddf, list(t.strata), what="strata", progress=progress) if t.strata else None
     if splan is not None:
@@ -304,6 +306,7 @@ def _noise(t: AddNoise, ddf: Any, roles: Roles, seed: int, progress: Any) -> Dis
                                    "detection or blocks of records); use additive, correlated or "
                                    "correlated2 noise")
     cols = tuple(t.columns)
+    require_columns(ddf._meta, list(cols), "add_noise")
     numeric_block(ddf._meta_nonempty, cols, "add_noise", min_sd=False)
     parts = ddf[list(cols)].to_delayed()
     m1 = sum(compute(*[dask.delayed(_moments1)(p, cols) for p in parts], progress=progress))

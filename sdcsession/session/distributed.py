@@ -37,16 +37,16 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["validate_roles", "run_step", "release_check", "export", "n_records"]
 
 
-def validate_roles(roles: Roles, ddf: Any) -> Roles:
+def validate_roles(roles: Roles, ddf: Any) -> Any:
     """Check ``roles`` against the columns and dtypes of the Dask frame ``ddf`` (one `RoleError`
-    listing every problem) and that its categorical keys have known categories."""
-    from ..scale._base import check_known_categories
+    listing every problem); return ``ddf`` with the categories of its categorical role columns
+    known (`sdcsession.scale._encode.known_categories`: `RoleError` when partitions disagree)."""
+    from ..scale._encode import known_categories
 
     if ddf.npartitions < 1:
         raise RoleError("data: the Dask frame has no partitions")
     roles.validate(ddf._meta_nonempty)
-    check_known_categories(ddf, [c for c in roles.columns() if c in ddf.columns], "data")
-    return roles
+    return known_categories(ddf, [c for c in roles.columns() if c in ddf.columns])
 
 
 def n_records(state: State) -> int:

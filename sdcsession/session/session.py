@@ -124,7 +124,7 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
         if is_dask_frame(data):  # a Dask session: every step runs as Dask work
             from .distributed import validate_roles
 
-            validate_roles(roles, data)
+            data = validate_roles(roles, data)
             self._init(data, roles, seed, name, alpha=alpha, k=k)
             return
         roles.validate(data)
@@ -414,7 +414,7 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
         if dask:
             from .distributed import validate_roles
 
-            validate_roles(roles, data)
+            data = validate_roles(roles, data)
         else:
             roles.validate(data)
         s = object.__new__(cls)
