@@ -26,6 +26,7 @@ Example
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 __all__ = ["local_table", "empty_carry", "fold", "lookup"]
 
@@ -36,8 +37,12 @@ def local_table(keys: np.ndarray, values: np.ndarray | None) -> tuple[np.ndarray
                                                                       np.ndarray | None]:
     """One partition's contribution: its sorted distinct ``keys``, the position of every record's
     key among them, and the per-record ``values`` (``(n, c)`` floats; ``None`` = count 1 each)."""
-    uk, inv = np.unique(np.asarray(keys), return_inverse=True)
-    return uk, inv.astype(np.int64, copy=False).ravel(), values
+    codes, uniq = pd.factorize(np.asarray(keys), sort=False)  # hashing: faster than sorting
+    uniq = np.asarray(uniq)
+    order = np.argsort(uniq, kind="stable")
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[order] = np.arange(len(uniq))
+    return uniq[order], rank[codes], values
 
 
 def empty_carry(ncols: int, dtype: object = np.int64) -> Table:
@@ -50,18 +55,20 @@ def fold(carry: Table, part: tuple[np.ndarray, np.ndarray, np.ndarray | None]) -
     keys, sums = carry
     uk, inv, vals = part
     ncols = sums.shape[1]
-    if len(keys) == 0:
-        allk = uk
-    elif len(uk) == 0:
+    if len(uk) == 0:
         return carry
-    else:
-        allk = np.union1d(keys, uk)
-    if len(allk) == len(keys):
-        new = sums.copy()
-    else:
-        new = np.zeros((len(allk), ncols), dtype=np.float64)
-        if len(keys):
-            new[np.searchsorted(allk, keys)] = sums
+    if len(keys) == 0:
+        allk, new = uk, np.zeros((len(uk), ncols), dtype=np.float64)
+    else:  # merge the sorted keys (no full sort: insert the new ones in place)
+        at = np.searchsorted(keys, uk)
+        present = at < len(keys)
+        present[present] = keys[at[present]] == uk[present]
+        if present.all():
+            allk, new = keys, sums.copy()
+        else:
+            ins = at[~present]
+            allk = np.insert(keys, ins, uk[~present])
+            new = np.insert(sums, ins, 0.0, axis=0)
     pos = np.searchsorted(allk, uk)
     for j in range(ncols):
         acc = new[pos, j]  # a copy: the running sums of this partition's groups
