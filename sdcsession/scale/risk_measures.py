@@ -24,7 +24,7 @@ Example
 ...                      npartitions=2)
 >>> f = frequencies(ddf, ["sex"], progress=False)
 >>> household_risk(individual_risk(f), ddf["hid"], progress=False).compute().tolist()
-[0.75, 0.75, 0.75, 0.75]
+[0.75, 0.75, 0.5, 0.5]
 """
 
 from __future__ import annotations
