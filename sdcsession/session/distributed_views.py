@@ -81,6 +81,15 @@ def _scalars(state: State, alpha: float | None = None) -> dict[str, float]:
     parts = compute(*[dask.delayed(_scalar_part)(p, state.roles.weight is not None)
                       for p in f.to_delayed()])
     arr = np.array(parts).reshape(-1, 6)
+    if arr[:, 5].sum():
+        import warnings
+
+        from ..errors import SdcWarning
+
+        warnings.warn(f"weight: {int(arr[:, 5].sum())} record(s) have an estimated population "
+                      "frequency Fk below their sample frequency fk (weights smaller than 1), so "
+                      "pk = fk/Fk > 1; their individual risk is computed with pk = 1 (risk 1/fk).",
+                      SdcWarning, stacklevel=4)
     return {"sum": math.fsum(arr[:, 0]), "n": int(arr[:, 1].sum()),
             "k2": int(arr[:, 2].sum()), "k3": int(arr[:, 3].sum()), "k5": int(arr[:, 4].sum()),
             "fk_above_Fk": int(arr[:, 5].sum())}
