@@ -20,7 +20,7 @@ MAX_LINES = 500
 LAYERS = {
     "_version": 0, "errors": 0, "roles": 1, "progress": 1, "formula": 1,
     "risk": 2, "utility": 3, "methods": 3, "io": 3, "datasets": 3,
-    "privacy": 4, "session": 5, "present": 6, "demo": 7, "cli": 8, "__main__": 9, "__init__": 10,
+    "privacy": 4, "scale": 4, "session": 5, "present": 6, "demo": 7, "cli": 8, "__main__": 9, "__init__": 10,
 }
 
 

@@ -83,6 +83,13 @@ def compute(state: State, name: str, /, **params: Any) -> Any:
     m = MEASURES.get(name)
     if m is None:
         raise ParameterError(f"measure: unknown measure {name!r}; known: {sorted(MEASURES)}")
+    if state.distributed and not name.startswith("dask."):
+        from ..errors import MeasureError
+
+        raise MeasureError(
+            f"measure {name!r} is not distributed: on a Dask session the measures are fk/Fk, "
+            "individual, global and household risk, k-violations, l-diversity and the utility "
+            "measures of s.utility; compute this one on data in memory (e.g. a sample)")
     params = {**_defaults(name), **params}
     if "alpha" in params and params["alpha"] is None:
         params["alpha"] = state.alpha  # the session's alpha (sdcMicro createSdcObj(alpha=))

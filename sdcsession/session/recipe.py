@@ -66,6 +66,12 @@ def fingerprint(df: pd.DataFrame) -> str:
     >>> fingerprint(pd.DataFrame({"a": [1, 2]})) == fingerprint(pd.DataFrame({"a": [1, 2]}))
     True
     """
+    from ..scale._base import is_dask_frame
+
+    if is_dask_frame(df):  # partition by partition, the same digest
+        from ..scale.parquet import fingerprint as dask_fingerprint
+
+        return dask_fingerprint(df)
     h = hashlib.sha256()
     h.update(json.dumps([[str(c), str(t)] for c, t in df.dtypes.items()]).encode())
     try:
@@ -89,7 +95,7 @@ def to_recipe(session: SdcSession) -> dict[str, Any]:
         "format": FORMAT, "format_version": FORMAT_VERSION, "package_version": __version__,
         "name": session.name, "seed": session.seed, "roles": root.roles.to_dict(),
         "options": {"alpha": session.alpha, "k": session.k},
-        "data": {"fingerprint": fingerprint(root.data), "n_records": len(root.data),
+        "data": {"fingerprint": fingerprint(root.data), "n_records": root.n,
                  "columns": [str(c) for c in root.data.columns]},
     })
     return {**header, "steps": steps}

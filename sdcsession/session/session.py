@@ -33,6 +33,7 @@ from ..errors import (
 from ..methods.base import Result, Treatment, check_int, check_number
 from ..methods.basic import Recode, RemoveColumns
 from ..roles import Roles
+from ..scale._base import is_dask_frame
 from . import risk_view as _risk_view  # noqa: F401  (registers measures)
 from . import utility_view as _utility_view  # noqa: F401  (registers measures)
 from .generalize_methods import GeneralizeMethods
@@ -130,11 +131,18 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
                  linked: Mapping[str, Iterable[str] | str] | None = None,
                  alpha: float = 1.0, k: int = 3, seed: int | None = None,
                  name: str = "main") -> None:
-        if not isinstance(data, pd.DataFrame):
-            raise RoleError(f"data: expected a pandas DataFrame, got {type(data).__name__}")
+        if not isinstance(data, pd.DataFrame) and not is_dask_frame(data):
+            raise RoleError(f"data: expected a pandas DataFrame (or a Dask DataFrame), got "
+                            f"{type(data).__name__}")
         roles = Roles(keys=keys, numeric=numeric, weight=weight, household=household,
                       strata=strata, sensitive=sensitive, pram=pram, identifiers=identifiers,
                       linked=linked)
+        if is_dask_frame(data):  # a Dask session: every step runs as Dask work
+            from .distributed import validate_roles
+
+            data = validate_roles(roles, data)
+            self._init(data, roles, seed, name, alpha=alpha, k=k)
+            return
         roles.validate(data)
         self._init(data.copy(deep=True), roles, seed, name, alpha=alpha, k=k,
                    source=data.attrs.get("source") if isinstance(data.attrs, dict) else None)
@@ -210,13 +218,17 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
 
     @property
     def data(self) -> pd.DataFrame:
-        """The current (anonymised) data: a copy-on-write view; changing it never changes the session."""
-        return self._head.state.data.copy(deep=False)
+        """The current (anonymised) data: a copy-on-write view; changing it never changes the session.
+
+        In a Dask session, the current lazy Dask frame (immutable)."""
+        d = self._head.state.data
+        return d if is_dask_frame(d) else d.copy(deep=False)
 
     @property
     def original(self) -> pd.DataFrame:
         """The original data (a copy-on-write view of the session's private copy)."""
-        return self._tree.root.state.data.copy(deep=False)
+        d = self._tree.root.state.data
+        return d if is_dask_frame(d) else d.copy(deep=False)
 
     @property
     def history(self) -> HistoryView:
@@ -231,11 +243,19 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
     @property
     def risk(self) -> RiskSummary:
         """`RiskSummary` of the current state (lazy, cached per state)."""
+        if self._head.state.distributed:
+            from .distributed_views import DaskRiskSummary
+
+            return DaskRiskSummary(self._head.state)
         return RiskSummary(self._head.state)
 
     @property
     def utility(self) -> UtilitySummary:
         """`UtilitySummary` of the current state vs the original (lazy, cached per state)."""
+        if self._head.state.distributed:
+            from .distributed_views import DaskUtilitySummary
+
+            return DaskUtilitySummary(self._head.state, self._head)  # type: ignore[return-value]
         return UtilitySummary(self._head.state, self._head)
 
     # -------------------------------------------------------------------- history
@@ -266,6 +286,14 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
         state = parent.state
         data, roles = state.data, state.roles
         t0 = time.perf_counter()
+        if state.distributed:
+            from .distributed import run_step
+
+            new_data, new_roles, notes = run_step(treatment, state, seed)
+            new_state = State(new_data, new_roles, original=state.original,
+                              original_roles=state.original_roles, alpha=state.alpha)
+            return self._tree.add(new_state, parent, treatment, seed,
+                                  time.perf_counter() - t0, notes)
         try:
             check_identifiers(treatment, roles)
             treatment.check(data, roles)
@@ -356,12 +384,20 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
     def data_for_release(self) -> pd.DataFrame:
         """The data as they would be released: the current state without the direct identifiers
         (a copy-on-write view; changing it never changes the session)."""
+        if self.state.distributed:
+            d = self.state.data
+            drop = [c for c in self.roles.identifiers if c in d.columns]
+            return d.drop(columns=drop) if drop else d
         return release_data(self)
 
     def release_check(self, *, k: int | None = None, risk_threshold: float = 0.1) -> pd.DataFrame:
         """Findings that stand between the current state and a safe release (see
         `sdcsession.session.release.release_check`): one row per finding with its severity
         (``block`` / ``warn``), the variables and the number of records concerned."""
+        if self.state.distributed:
+            from .distributed import release_check as dask_release_check
+
+            return dask_release_check(self, k=k, risk_threshold=risk_threshold)
         return release_check(self, k=k, risk_threshold=risk_threshold)
 
     def export(self, path: Any, *, force: bool = False, overwrite: bool = False,
@@ -374,7 +410,15 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
         ``force=True``; ``warn`` findings are issued as one `SdcWarning`. An existing file is
         replaced only with ``overwrite=True``, and never the file the data were read from (nor the
         ``protect`` paths). Returns the path written.
+
+        A Dask session writes a partitioned Parquet dataset into the directory ``path`` (each
+        worker writes its partitions).
         """
+        if self.state.distributed:
+            from .distributed import export as dask_export
+
+            return dask_export(self, path, force=force, overwrite=overwrite, protect=protect,
+                               k=k, risk_threshold=risk_threshold, **kw)
         return export(self, path, force=force, overwrite=overwrite, protect=protect, k=k,
                       risk_threshold=risk_threshold, **kw)
 
@@ -397,19 +441,43 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
         """Replay a recipe (dict or JSON path) on ``data``; bit-identical to the recorded session."""
         from .recipe import load_recipe, parse_recipe
 
-        if not isinstance(data, pd.DataFrame):
+        dask = is_dask_frame(data)
+        if not isinstance(data, pd.DataFrame) and not dask:
             raise RoleError(f"data: expected a pandas DataFrame, got {type(data).__name__}")
         if isinstance(recipe, (str, Path)):
             recipe = load_recipe(recipe)
         roles, steps, seed, recorded_name = parse_recipe(data, recipe, strict=strict)
-        roles.validate(data)
+        if dask:
+            from .distributed import validate_roles
+
+            data = validate_roles(roles, data)
+        else:
+            roles.validate(data)
         s = object.__new__(cls)
         opts = recipe.get("options") or {}
         if not isinstance(opts, Mapping) or set(opts) - {"alpha", "k"}:
             raise RecipeError(f"options: expected a mapping with alpha and k, got {opts!r}")
-        s._init(data.copy(deep=True), roles, seed, name or recorded_name or "main", **opts)
+        s._init(data if dask else data.copy(deep=True), roles, seed,
+                name or recorded_name or "main", **opts)
         for t, step_seed_ in steps:
             s.apply(t, seed=step_seed_)
+        return s
+
+    @classmethod
+    def from_parquet(cls, path: Any, keys: Iterable[str] | str | None = None, *,
+                     columns: Sequence[str] | None = None, index: str | None = None,
+                     **kw: Any) -> SdcSession:
+        """A Dask session over the partitioned Parquet dataset at ``path``, read lazily
+        (`sdcsession.scale.read_parquet`; ``columns`` to read, ``index`` a column to use as
+        the index). The other keyword arguments are the roles and options of `SdcSession`.
+
+        Export never overwrites the source dataset.
+        """
+        from ..scale.parquet import read_parquet
+
+        s = cls(read_parquet(path, columns=list(columns) if columns else None, index=index),
+                keys, **kw)
+        s._tree.source = str(path)  # type: ignore[attr-defined]
         return s
 
     # ---------------------------------------------------------------- display

@@ -32,7 +32,7 @@ __all__ = ["State"]
 class State:
     """A frozen snapshot: ``data`` (current), ``roles``, ``original`` (shared), measure cache."""
 
-    data: pd.DataFrame
+    data: pd.DataFrame  # or a Dask DataFrame (a Dask session)
     roles: Roles
     original: pd.DataFrame = attrs.field(repr=False)
     original_roles: Roles = attrs.field(repr=False)
@@ -41,8 +41,19 @@ class State:
     alpha: float = attrs.field(default=1.0, repr=False)
 
     @property
+    def distributed(self) -> bool:
+        """Whether the data are a Dask frame (steps and measures run as Dask work)."""
+        from ..scale._base import is_dask_frame
+
+        return is_dask_frame(self.data)
+
+    @property
     def n(self) -> int:
-        """Number of records."""
+        """Number of records (for a Dask frame: counted once, then cached)."""
+        if self.distributed:
+            from .distributed import n_records
+
+            return n_records(self)
         return len(self.data)
 
     def measure(self, name: str, /, **params: Any) -> Any:

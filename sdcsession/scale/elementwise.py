@@ -1,0 +1,334 @@
+"""Treatments on Dask frames: a registry mapping a `Treatment` type to its distributed apply,
+and the element-wise treatments (recode, global recode, grouping, top/bottom coding, rounding,
+removing columns).
+
+An element-wise treatment changes each value from the value alone, once its global parameters are
+known: those (values present, minimum and maximum for computed breaks, the categories of the
+result) are computed first from the whole frame; then the pandas kernel runs on every partition
+(`map_partitions`) and the changed columns are persisted. The result equals the in-memory
+treatment bit for bit. Notes (counts of changed values...) are added over the partitions.
+
+A treatment type without a distributed apply raises `TreatmentError` saying it cannot be
+distributed (never collecting the data onto one worker).
+
+Example
+-------
+>>> import pandas as pd, dask.dataframe as dd
+>>> from sdcsession.methods.basic import Recode
+>>> from sdcsession.roles import Roles
+>>> ddf = dd.from_pandas(pd.DataFrame({"a": ["x", "y", "x"]}), npartitions=2)
+>>> out = apply_distributed(Recode("a", {"y": "x"}), ddf, Roles(keys=("a",)), seed=1,
+...                         progress=False)
+>>> out.data.compute()["a"].tolist(), out.notes["changed"]
+(['x', 'x', 'x'], {'a': 1})
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from ..errors import TreatmentError
+from ..methods.base import Treatment, require_columns
+from ..methods.basic import Recode, RemoveColumns, recode_values
+from ..methods.category_grouping import GroupCategories, group_categories
+from ..methods.recoding import GlobalRecode, global_recode, interval_breaks
+from ..methods.rounding import RoundValues
+from ..methods.top_bottom_coding import TopBottomCode
+from ..roles import Roles
+from ._base import add_counts, compute, persist
+from ._encode import scan
+
+__all__ = ["DISTRIBUTED", "distributed", "apply_distributed", "DistributedResult",
+           "replace_columns", "map_columns", "not_distributable"]
+
+
+@attrs.frozen
+class DistributedResult:
+    """What a distributed apply returns: the new Dask frame, new roles (``None`` = unchanged),
+    JSON-serialisable notes."""
+
+    data: Any
+    roles: Roles | None = None
+    notes: dict[str, Any] = attrs.field(factory=dict)
+
+
+#: Treatment class -> fn(treatment, ddf, roles, seed, progress) -> DistributedResult
+DISTRIBUTED: dict[type, Callable[..., DistributedResult]] = {}
+
+
+def distributed(cls: type) -> Callable:
+    """Decorator registering the distributed apply of a `Treatment` class."""
+
+    def deco(fn: Callable[..., DistributedResult]) -> Callable[..., DistributedResult]:
+        DISTRIBUTED[cls] = fn
+        return fn
+
+    return deco
+
+
+def not_distributable(treatment: Treatment, why: str = "") -> TreatmentError:
+    """The `TreatmentError` of a treatment that cannot run on a Dask frame."""
+    return TreatmentError(
+        f"{treatment.type}: cannot be distributed on a Dask frame{': ' + why if why else ''}; "
+        "run it by strata (strata=..., each stratum one task) where the method offers it, or "
+        "bring the data into memory (SdcSession(ddf.compute(), ...)); the session is unchanged")
+
+
+def apply_distributed(treatment: Treatment, ddf: Any, roles: Roles, *, seed: int,
+                      progress: bool | None = None) -> DistributedResult:
+    """Apply ``treatment`` to the Dask frame ``ddf`` through its registered distributed apply.
+
+    Raises `TreatmentError` when the treatment type has none (see `not_distributable`).
+    """
+    fn = DISTRIBUTED.get(type(treatment))
+    if fn is None:
+        raise not_distributable(treatment)
+    return fn(treatment, ddf, roles, seed, progress)
+
+
+# ------------------------------------------------------------------------------ plumbing
+def _put(part: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
+    if len(part) != len(new):
+        raise TreatmentError("internal: a treated partition changed its number of records")
+    return part.assign(**{c: pd.Series(new[c].array, index=part.index, name=c)
+                          for c in new.columns})
+
+
+def replace_columns(ddf: Any, new: Any) -> Any:
+    """``ddf`` with the columns of ``new`` (a Dask frame with the same partitions) replacing its
+    own, partition by partition (by position: no index alignment, divisions need not be known)."""
+    meta = ddf._meta.assign(**{c: new._meta[c] for c in new.columns})
+    return ddf.map_partitions(_put, new, meta=meta, align_dataframes=False)
+
+
+def _first_nonempty_meta(kernel: Callable[..., pd.DataFrame], ddf: Any, args: tuple) -> pd.DataFrame:
+    head = ddf.partitions[0].compute()
+    return kernel(head, *args).iloc[:0]
+
+
+def map_columns(ddf: Any, columns: Sequence[str], kernel: Callable[..., pd.DataFrame],
+                *args: Any, meta: pd.DataFrame | None = None, progress: bool | None = None,
+                partition_info: bool = False) -> Any:
+    """The changed columns: ``kernel(partition[columns], *args)`` on every partition, persisted.
+
+    ``meta`` (the empty result) is taken from the first partition when not given. With
+    ``partition_info=True`` the kernel receives ``partition_info=`` (Dask's dict with the
+    partition ``number``).
+    """
+    sub = ddf[list(columns)]
+    if meta is None:
+        if partition_info:
+            meta = kernel(sub.partitions[0].compute(), *args,
+                          partition_info={"number": 0}).iloc[:0]
+        else:
+            meta = _first_nonempty_meta(kernel, sub, args)
+    return persist(sub.map_partitions(kernel, *args, meta=meta), progress=progress)
+
+
+def partition_stats(fn: Callable[..., dict[str, Any]], *frames: Any,
+                    progress: bool | None = None) -> dict[str, Any]:
+    """``fn(part_a, part_b, ...)`` on aligned partitions of ``frames``, the counts added."""
+    import dask
+
+    parts = [f.to_delayed() for f in frames]
+    out = compute(*[dask.delayed(fn)(*ps) for ps in zip(*parts)], progress=progress)
+    return add_counts(list(out))
+
+
+def _differ(a: pd.Series, b: pd.Series) -> int:
+    return int((a.astype(object).fillna("\0na") != b.astype(object).fillna("\0na")).sum())
+
+
+# ----------------------------------------------------------------------------- recode
+def _recode_kernel(part: pd.DataFrame, column: str, mapping: dict) -> pd.DataFrame:
+    return pd.DataFrame({column: recode_values(part[column], mapping)}, index=part.index)
+
+
+def _changed_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
+    return {"changed": {c: _differ(old[c], new[c]) for c in new.columns}}
+
+
+@distributed(Recode)
+def _recode(t: Recode, ddf: Any, roles: Roles, seed: int, progress: Any) -> DistributedResult:
+    t.check(ddf._meta, roles)
+    plan = scan(ddf, [t.column], what="recode", progress=progress)
+    present = list(plan.categories[0])
+    by_text = {str(p): p for p in present}
+    mapping = {}
+    for k, v in t.mapping.items():
+        mapping[k if k in present or not isinstance(k, str) else by_text.get(k, k)] = v
+    unknown = [k for k in mapping if k not in present]
+    if len(unknown) == len(mapping):
+        raise TreatmentError(f"recode: none of {list(mapping)} is a value of column {t.column!r}")
+    new = map_columns(ddf, [t.column], _recode_kernel, t.column, mapping, progress=progress)
+    notes = partition_stats(_changed_stats, ddf[[t.column]], new, progress=progress)
+    if unknown:
+        notes["not_present"] = [str(u) for u in unknown]
+    return DistributedResult(replace_columns(ddf, new), notes=notes)
+
+
+@distributed(RemoveColumns)
+def _remove(t: RemoveColumns, ddf: Any, roles: Roles, seed: int, progress: Any,
+            ) -> DistributedResult:
+    return DistributedResult(ddf.drop(columns=list(t.columns)), roles=roles.without(t.columns),
+                             notes={"removed": list(t.columns)})
+
+
+# ----------------------------------------------------------------------- global recode
+def _minmax(part: pd.DataFrame, column: str) -> tuple[float, float, int, bool]:
+    x = pd.to_numeric(part[column], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    f = x[~np.isnan(x)]
+    if not len(f):
+        return math.inf, -math.inf, 0, False
+    return float(f.min()), float(f.max()), len(f), bool(np.isinf(f).any())
+
+
+def _gr_kernel(part: pd.DataFrame, column: str, edges: Any, labels: Any, right: bool,
+               outside: bool) -> pd.DataFrame:
+    new = global_recode(part[column], edges, labels=labels, right=right, include_outside=outside)
+    return pd.DataFrame({column: new}, index=part.index)
+
+
+def _count_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
+    c = new.columns[0]
+    vc = new[c].value_counts(sort=False)
+    return {"counts": {str(k): int(v) for k, v in vc.items()}, "missing": int(new[c].isna().sum())}
+
+
+@distributed(GlobalRecode)
+def _global_recode(t: GlobalRecode, ddf: Any, roles: Roles, seed: int, progress: Any,
+                   ) -> DistributedResult:
+    import dask
+
+    from ..methods._recode_checks import _numeric
+    from ..methods.recoding import _fmt
+
+    t.check(ddf._meta_nonempty, roles)  # roles and dtype
+    _numeric(ddf._meta_nonempty[t.column], "global_recode")
+    if t.method == "quantile":
+        raise not_distributable(t, "exact quantiles need the whole column sorted; give the cut "
+                                   "points as breaks=[...] (e.g. from ddf[col].quantile(...))")
+    if isinstance(t.breaks, tuple):
+        edges, labels, outside = list(t.breaks), t.labels, t.include_outside
+        sample = pd.Series(t.breaks, name=t.column, dtype="float64")
+    else:  # computed breaks depend only on the global minimum and maximum
+        parts = compute(*[dask.delayed(_minmax)(p, t.column) for p in
+                          ddf[[t.column]].to_delayed()], progress=progress)
+        if not any(c for _, _, c, _ in parts):
+            raise TreatmentError(f"global_recode: column {t.column!r} has no non-missing values")
+        if any(inf for *_, inf in parts):
+            raise TreatmentError(f"global_recode: column {t.column!r} has infinite values; "
+                                 f"breaks={t.breaks} needs a finite range")
+        lo = min(a for a, _, c, _ in parts if c)
+        hi = max(b for _, b, c, _ in parts if c)
+        sample = pd.Series([lo, hi], name=t.column, dtype="float64")
+        ref = global_recode(sample, t.breaks, method=t.method, n=t.n, labels=t.labels,
+                            right=t.right)
+        edges = interval_breaks(sample, t.breaks, method=t.method, n=t.n)
+        labels, outside = list(ref.cat.categories), True
+    new = map_columns(ddf, [t.column], _gr_kernel, t.column, edges, labels, t.right, outside,
+                      progress=progress)
+    cuts = interval_breaks(sample, t.breaks, method=t.method, n=t.n)
+    stats = partition_stats(_count_stats, ddf[[t.column]], new, progress=progress)
+    cats = [str(c) for c in new._meta[t.column].cat.categories]
+    new_roles = None
+    if t.column in roles.numeric:
+        new_roles = attrs.evolve(
+            roles, numeric=tuple(c for c in roles.numeric if c != t.column),
+            keys=(*roles.keys, t.column) if t.column not in roles.keys else roles.keys)
+    notes = {"column": t.column, "categories": cats,
+             "counts": {c: int(stats.get("counts", {}).get(c, 0)) for c in cats},
+             "missing": int(stats.get("missing", 0)),
+             "breaks": [_fmt(b) if math.isinf(b) else b for b in cuts]}
+    return DistributedResult(replace_columns(ddf, new), roles=new_roles, notes=notes)
+
+
+# --------------------------------------------------------------------- group categories
+def _group_kernel(part: pd.DataFrame, column: str, cats: pd.Index, groups: dict,
+                  dtype: pd.CategoricalDtype) -> pd.DataFrame:
+    s = part[column]
+    if not isinstance(s.dtype, pd.CategoricalDtype):
+        s = pd.Series(pd.Categorical(s, categories=cats), index=s.index, name=column)
+    new = group_categories(s, groups).astype(dtype)
+    return pd.DataFrame({column: new}, index=part.index)
+
+
+def _group_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
+    c = new.columns[0]
+    differ = (old[c].astype(object) != new[c].astype(object)).to_numpy() & old[c].notna().to_numpy()
+    return {"changed": int(differ.sum())}
+
+
+@distributed(GroupCategories)
+def _group(t: GroupCategories, ddf: Any, roles: Roles, seed: int, progress: Any,
+           ) -> DistributedResult:
+    require_columns(ddf._meta, [t.column], "group_categories")
+    if t.column not in roles.keys and t.column not in roles.pram:
+        raise TreatmentError(
+            f"group_categories: column {t.column!r} is not a key (or PRAM) variable "
+            f"(roles: {roles.role_of(t.column) or 'none'})")
+    plan = scan(ddf, [t.column], what="group_categories", progress=progress)
+    cats = plan.categories[0]
+    if plan.categorical[0]:
+        ref_dtype = ddf._meta[t.column].dtype
+    else:
+        cats = pd.Index(pd.factorize(cats, sort=True)[1])  # as the in-memory kernel
+        ref_dtype = pd.CategoricalDtype(cats)
+    sample = pd.Series(pd.Categorical(list(cats) + ([None] if plan.has_missing else []),
+                                      dtype=ref_dtype), name=t.column)
+    dtype = group_categories(sample, t.groups).dtype  # checks the groups like the pandas path
+    new = map_columns(ddf, [t.column], _group_kernel, t.column, cats, t.groups, dtype,
+                      meta=pd.DataFrame({t.column: pd.Series(dtype=dtype)}), progress=progress)
+    stats = partition_stats(_group_stats, ddf[[t.column]], new, progress=progress)
+    notes = {"column": t.column, "changed": int(stats.get("changed", 0)),
+             "categories": [str(c) for c in dtype.categories]}
+    return DistributedResult(replace_columns(ddf, new), notes=notes)
+
+
+# ---------------------------------------------------------------- top/bottom, rounding
+def _apply_kernel(part: pd.DataFrame, treatment: Treatment, roles: Roles,
+                  columns: list[str]) -> pd.DataFrame:
+    out = treatment.apply(part, roles, np.random.default_rng(0)).data
+    return out[columns]
+
+
+def _elementwise(t: Treatment, columns: list[str], ddf: Any, roles: Roles,
+                 progress: Any) -> tuple[Any, Any]:
+    t.check(ddf._meta_nonempty, roles)
+    new = map_columns(ddf, columns, _apply_kernel, t, roles, columns, progress=progress)
+    return new, replace_columns(ddf, new)
+
+
+def _tb_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
+    c = new.columns[0]
+    return {"changed": int((old[c].astype(object) != new[c].astype(object)).sum()
+                           - (old[c].isna() & new[c].isna()).sum())}
+
+
+@distributed(TopBottomCode)
+def _top_bottom(t: TopBottomCode, ddf: Any, roles: Roles, seed: int, progress: Any,
+                ) -> DistributedResult:
+    new, out = _elementwise(t, [t.column], ddf, roles, progress)
+    stats = partition_stats(_tb_stats, ddf[[t.column]], new, progress=progress)
+    return DistributedResult(out, notes={"column": t.column, "changed": stats.get("changed", 0),
+                                         "kind": t.kind})
+
+
+def _round_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
+    return {"changed": {c: int((old[c].to_numpy(dtype=float, na_value=np.nan)
+                                != new[c].to_numpy(dtype=float, na_value=np.nan)).sum()
+                               - (old[c].isna() & new[c].isna()).sum()) for c in new.columns}}
+
+
+@distributed(RoundValues)
+def _round(t: RoundValues, ddf: Any, roles: Roles, seed: int, progress: Any,
+           ) -> DistributedResult:
+    new, out = _elementwise(t, list(t.columns), ddf, roles, progress)
+    stats = partition_stats(_round_stats, ddf[list(t.columns)], new, progress=progress)
+    return DistributedResult(out, notes={"changed": stats.get("changed", {})})

@@ -1,0 +1,348 @@
+"""PRAM and noise addition on Dask frames: parameters estimated globally, draws per partition.
+
+PRAM: the categories and the frequencies (per stratum) of every column are counted over the whole
+frame, so the transition matrices are exactly those of the in-memory `sdcsession.methods.pram`;
+each partition then draws its records' new categories. Noise (``"additive"``, ``"correlated"``,
+``"correlated2"``): the standard deviations, means and the (pairwise-complete) covariance matrix
+are computed over the whole frame in two passes (means, then centred sums), then each partition
+draws its noise.
+
+What the seed guarantees: partition ``i`` draws from
+``numpy.random.default_rng(SeedSequence(step_seed, spawn_key=(i,)))``. For a given step seed AND
+the same partitioning (the same records in the same partitions, in the same order) the result
+is reproducible bit for bit — replaying a recipe on the same Parquet dataset gives the same data.
+A different partitioning (another ``npartitions``, another blocksize) gives different draws from
+the same distribution, and the draws differ from the in-memory path on the same data (which
+uses one generator for the whole file).
+
+Example
+-------
+>>> import pandas as pd, dask.dataframe as dd
+>>> from sdcsession.methods.pram import Pram
+>>> from sdcsession.roles import Roles
+>>> ddf = dd.from_pandas(pd.DataFrame({"x": ["a", "b"] * 50}), npartitions=3)
+>>> out = apply_distributed(Pram(["x"], pd=0.8, alpha=0.5), ddf, Roles(keys=("x",)), seed=7,
+...                         progress=False)
+>>> out.notes["matrices"]["x"]["all"]["categories"]
+['a', 'b']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import TreatmentError
+from ..methods.base import require_columns
+from ..methods.noise import AddNoise, numeric_block
+from ..methods.pram import (
+    MAX_CATEGORIES,
+    MAX_NUMERIC_CATEGORIES,
+    Pram,
+    _draw,
+    _label,
+    _split_matrix,
+    _user_matrix,
+    invariant_matrix,
+    pram_matrix,
+)
+from ..roles import Roles
+from ._base import compute, mixed_radix, partition_rng, radix
+from ._encode import encode_part, scan
+from .elementwise import (
+    DistributedResult,
+    apply_distributed,
+    distributed,
+    map_columns,
+    not_distributable,
+    partition_stats,
+    replace_columns,
+)
+
+__all__ = ["apply_distributed"]
+
+
+# ----------------------------------------------------------------------------------- PRAM
+def _column_codes(s: pd.Series, cats: pd.Index) -> np.ndarray:
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return s.cat.codes.to_numpy().astype(np.int64)
+    codes = cats.get_indexer(s).astype(np.int64)
+    codes[s.isna().to_numpy(dtype=bool)] = -1
+    return codes
+
+
+def _strata_code(part: pd.DataFrame, splan: Any) -> np.ndarray:
+    if splan is None:
+        return np.zeros(len(part), dtype=np.int64)
+    codes = encode_part(part, splan) + 1
+    return mixed_radix([codes[:, j] for j in range(codes.shape[1])],
+                       [c + 1 for c in splan.cards], len(part))
+
+
+def _pram_counts(part: pd.DataFrame, columns: tuple, cats: list, splan: Any) -> list[pd.Series]:
+    st = _strata_code(part, splan)
+    out = []
+    for c, cat in zip(columns, cats):
+        codes = _column_codes(part[c], cat)
+        ok = codes >= 0
+        out.append(pd.DataFrame({"s": st[ok], "c": codes[ok]}).groupby(["s", "c"]).size())
+    return out
+
+
+def _pram_kernel(part: pd.DataFrame, columns: tuple, cats: list, splan: Any,
+                 strata_keys: np.ndarray, cums: list, seed: int,
+                 partition_info: dict | None = None) -> pd.DataFrame:
+    rng = partition_rng(seed, (partition_info or {}).get("number", 0))
+    st = _strata_code(part, splan)
+    sidx = np.searchsorted(strata_keys, st)
+    out = {}
+    for c, cat, cum in zip(columns, cats, cums):
+        s = part[c]
+        codes = _column_codes(s, cat)
+        u = rng.random(len(codes))
+        new = _draw(codes, sidx, cum, u) if len(codes) else codes
+        ok = codes >= 0
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            out[c] = pd.Series(pd.Categorical.from_codes(new, dtype=s.dtype), index=s.index, name=c)
+        else:
+            vals = np.asarray(list(cat), dtype=object)[np.maximum(new, 0)]
+            col = pd.Series(vals, index=s.index, name=c)
+            col[~ok] = None
+            try:
+                col = col.astype(s.dtype)
+            except (TypeError, ValueError):  # pragma: no cover - exotic dtypes
+                pass
+            out[c] = col
+    return pd.DataFrame(out, index=part.index)
+
+
+def _pram_stats(old: pd.DataFrame, new: pd.DataFrame, cats: list) -> dict[str, Any]:
+    changed, after = {}, {}
+    for c, cat in zip(new.columns, cats):
+        a, b = _column_codes(old[c], cat), _column_codes(new[c], cat)
+        changed[c] = int((a != b).sum())
+        after[c] = {str(i): int(v) for i, v in enumerate(np.bincount(b[b >= 0],
+                                                                         minlength=len(cat)))}
+    return {"changed": changed, "after": after}
+
+
+def _pram_categories(t: Pram, ddf: Any, progress: Any) -> list[pd.Index]:
+    plan = scan(ddf, list(t.columns), what="pram", progress=progress)
+    out = []
+    for j, c in enumerate(t.columns):
+        cat = plan.categories[j]
+        if not plan.categorical[j]:
+            dt = ddf._meta[c].dtype
+            if (pd.api.types.is_float_dtype(dt) or pd.api.types.is_integer_dtype(dt)) and \
+                    len(cat) > MAX_NUMERIC_CATEGORIES:
+                raise TreatmentError(
+                    f"pram: column {c!r} is numeric with {len(cat)} distinct values; PRAM is for "
+                    "categorical variables: recode it into a few categories first "
+                    "(e.g. global_recode with breaks) or use add_noise/microaggregation")
+            cat = pd.Index(pd.factorize(cat, sort=True)[1])  # as the in-memory kernel
+        if len(cat) > MAX_CATEGORIES:
+            raise TreatmentError(f"pram: column {c!r} has {len(cat)} categories (more than "
+                                 f"{MAX_CATEGORIES}); recode it first")
+        out.append(cat)
+    return out
+
+
+def _stratum_labels(keys: np.ndarray, splan: Any) -> list[str]:
+    if splan is None:
+        return ["all"]
+    cards = [c + 1 for c in splan.cards]
+    labels = []
+    for code in keys:
+        parts = []
+        for j in range(len(cards) - 1, -1, -1):
+            code, r = divmod(int(code), cards[j])
+            parts.append("nan" if r == 0 else str(splan.categories[j][r - 1]))
+        labels.append(" / ".join(reversed(parts)))
+    return labels
+
+
+@distributed(Pram)
+def _pram(t: Pram, ddf: Any, roles: Roles, seed: int, progress: Any) -> DistributedResult:
+    import dask
+
+    require_columns(ddf._meta, list(t.columns) + list(t.strata), "pram")
+    cats = _pram_categories(t, ddf, progress)
+    splan = scan(ddf, list(t.strata), what="strata", progress=progress) if t.strata else None
+    if splan is not None:
+        radix([c + 1 for c in splan.cards], "strata")
+    cols = list(t.columns) + list(t.strata)
+    counts = compute(*[dask.delayed(_pram_counts)(p, t.columns, cats, splan)
+                       for p in ddf[cols].to_delayed()], progress=progress)
+    user = _split_matrix(t.matrix, t.columns)
+    tables = [pd.concat([c[j] for c in counts]).groupby(level=[0, 1]).sum()
+              for j in range(len(t.columns))]
+    skeys = np.unique(np.concatenate([tb.index.get_level_values(0).to_numpy(dtype=np.int64)
+                                      for tb in tables] + [np.zeros(0, dtype=np.int64)]))
+    if len(skeys) == 0:
+        raise TreatmentError(f"pram: column(s) {list(t.columns)} have only missing values")
+    labels = _stratum_labels(skeys, splan)
+    notes: dict[str, Any] = {"pd": t.pd, "alpha": t.alpha, "invariant": bool(t.invariant),
+                             "matrices": {}, "changed": {}, "frequencies_before": {},
+                             "frequencies_after": {}}
+    cums = []
+    for c, cat, tb in zip(t.columns, cats, tables):
+        k = len(cat)
+        if len(tb) == 0:
+            raise TreatmentError(f"pram: column {c!r} has only missing values")
+        base = (_user_matrix(user[c], list(cat), c) if user.get(c) is not None
+                else pram_matrix(k, t.pd))
+        freq = np.zeros((len(skeys), k))
+        si = np.searchsorted(skeys, tb.index.get_level_values(0).to_numpy(dtype=np.int64))
+        freq[si, tb.index.get_level_values(1).to_numpy(dtype=np.int64)] = tb.to_numpy()
+        mats = np.empty((len(skeys), k, k))
+        for st in range(len(skeys)):
+            mats[st] = (invariant_matrix(base, freq[st], t.alpha) if t.invariant
+                        else t.alpha * base + (1.0 - t.alpha) * np.eye(k))
+        cum = np.cumsum(mats, axis=2)
+        cum /= cum[:, :, -1:]
+        cums.append(cum)
+        lab = [_label(x) for x in cat]
+        notes["matrices"][c] = {labels[st]: {"categories": lab, "matrix": mats[st].tolist()}
+                                for st in range(len(skeys))}
+        notes["frequencies_before"][c] = dict(zip(lab, freq.sum(axis=0).astype(np.int64).tolist()))
+    new = map_columns(ddf[cols], list(cols), _pram_kernel, t.columns, cats, splan, skeys, cums,
+                      int(seed), progress=progress, partition_info=True)
+    stats = partition_stats(lambda a, b: _pram_stats(a, b, cats), ddf[list(t.columns)], new,
+                            progress=progress)
+    for c, cat in zip(t.columns, cats):
+        lab = [_label(x) for x in cat]
+        notes["changed"][c] = int(stats["changed"][c])
+        notes["frequencies_after"][c] = {lab[i]: int(stats["after"][c].get(str(i), 0))
+                                         for i in range(len(cat))}
+    return DistributedResult(replace_columns(ddf, new), notes=notes)
+
+
+# ---------------------------------------------------------------------------------- noise
+def _moments1(part: pd.DataFrame, columns: tuple) -> np.ndarray:
+    x = part[list(columns)].to_numpy(dtype=np.float64, na_value=np.nan)
+    inf = np.isinf(x).any(axis=0)
+    if inf.any():
+        raise TreatmentError(f"add_noise: column(s) {[c for c, b in zip(columns, inf) if b]} "
+                             "have infinite values")
+    ok = ~np.isnan(x)
+    return np.vstack([ok.sum(axis=0), np.where(ok, x, 0.0).sum(axis=0)])
+
+
+def _moments2(part: pd.DataFrame, columns: tuple, mean: np.ndarray) -> np.ndarray:
+    x = part[list(columns)].to_numpy(dtype=np.float64, na_value=np.nan) - mean
+    ok = (~np.isnan(x)).astype(np.float64)
+    xz = np.where(np.isnan(x), 0.0, x)
+    n = ok.T @ ok  # n_ij: records observing both
+    a = xz.T @ ok  # a[i, j] = sum of (x_i - m_i) over records observing i and j
+    q = xz.T @ xz
+    return np.stack([n, a, q])
+
+
+def _covariance(m: np.ndarray, p: int) -> tuple[np.ndarray, dict[str, Any]]:
+    n, a, q = m
+    info: dict[str, Any] = {"covariance_undefined_pairs": [], "covariance_repaired": False}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = (q - a * a.T / n) / (n - 1)
+    cov[n < 2] = np.nan
+    if not (np.diag(cov) > 0).all():
+        raise TreatmentError("covariance: every column needs two different observed values")
+    undefined = np.isnan(cov)
+    if undefined.any():
+        info["covariance_undefined_pairs"] = [
+            (int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(undefined, 1)), strict=True)]
+        cov[undefined] = 0.0
+    if (n == n[0, 0]).all():  # no missing values: the plain sample covariance
+        return cov, info
+    sd = np.sqrt(np.diag(cov))
+    r = cov / np.outer(sd, sd)
+    w, v = np.linalg.eigh(r)
+    if w.min() < -1e-12 * p:
+        r = (v * np.clip(w, 0.0, None)) @ v.T
+        d = np.sqrt(np.diag(r))
+        cov = r / np.outer(d, d) * np.outer(sd, sd)
+        info["covariance_repaired"] = True
+    return cov, info
+
+
+def _noise_kernel(part: pd.DataFrame, columns: tuple, method: str, noise: float,
+                  sd: np.ndarray, cov: np.ndarray, mean: np.ndarray, seed: int,
+                  partition_info: dict | None = None) -> pd.DataFrame:
+    rng = partition_rng(seed, (partition_info or {}).get("number", 0))
+    x = part[list(columns)].to_numpy(dtype=np.float64, na_value=np.nan)
+    n, p = x.shape
+    if method == "additive":
+        z = x + rng.standard_normal((n, p)) * (noise * sd)
+    else:
+        e = rng.multivariate_normal(np.zeros(p), (noise ** 2) * cov, size=n, method="eigh",
+                                    check_valid="ignore")
+        z = x + e
+        if method == "correlated2":
+            c = 1.0 / np.sqrt(1.0 + noise ** 2)
+            z = c * z + (1.0 - c) * mean
+    z[np.isnan(x)] = np.nan
+    return pd.DataFrame({c: z[:, j] for j, c in enumerate(columns)}, index=part.index)
+
+
+def _noise_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
+    out: dict[str, Any] = {"changed": {}, "s1": {}, "s2": {}}
+    for c in new.columns:
+        x = old[c].to_numpy(dtype=np.float64, na_value=np.nan)
+        d = new[c].to_numpy(dtype=np.float64) - x
+        ch = ~np.isnan(x) & (d != 0)
+        out["changed"][c] = int(ch.sum())
+        out["s1"][c] = float(d[ch].sum())
+        out["s2"][c] = float((d[ch] ** 2).sum())
+    return out
+
+
+@distributed(AddNoise)
+def _noise(t: AddNoise, ddf: Any, roles: Roles, seed: int, progress: Any) -> DistributedResult:
+    import dask
+
+    if t.method not in ("additive", "correlated", "correlated2"):
+        raise not_distributable(t, f"method {t.method!r} needs the whole file (outlier "
+                                   "detection or blocks of records); use additive, correlated or "
+                                   "correlated2 noise")
+    cols = tuple(t.columns)
+    require_columns(ddf._meta, list(cols), "add_noise")
+    numeric_block(ddf._meta_nonempty, cols, "add_noise", min_sd=False)
+    parts = ddf[list(cols)].to_delayed()
+    m1 = sum(compute(*[dask.delayed(_moments1)(p, cols) for p in parts], progress=progress))
+    if (m1[0] == 0).any():
+        empty = [c for c, k in zip(cols, m1[0]) if k == 0]
+        raise TreatmentError(f"add_noise: column(s) {empty} have only missing values")
+    mean = m1[1] / m1[0]
+    m2 = sum(compute(*[dask.delayed(_moments2)(p, cols, mean) for p in parts],
+                     progress=progress))
+    cov, info = _covariance(m2, len(cols))
+    sd = np.sqrt(np.diag(cov))
+    if (sd == 0).any():
+        raise TreatmentError(f"add_noise: column(s) {[c for c, s in zip(cols, sd) if s == 0]} "
+                             "are constant (standard deviation 0); nothing to perturb")
+    notes: dict[str, Any] = {"method": t.method, "noise": t.noise, "all_missing": []}
+    if t.method == "additive":
+        sd_spec = t.noise * sd
+    else:
+        notes["covariance_undefined_pairs"] = [[cols[i], cols[j]] for i, j in
+                                               info["covariance_undefined_pairs"]]
+        notes["covariance_repaired"] = info["covariance_repaired"]
+        sd_spec = t.noise * sd
+        if t.method == "correlated2":
+            c = 1.0 / np.sqrt(1.0 + t.noise ** 2)
+            notes["c"] = c
+            sd_spec = np.sqrt(np.diag(cov) * 2 * (1 - c))
+    new = map_columns(ddf, list(cols), _noise_kernel, cols, t.method, float(t.noise), sd, cov,
+                      mean, int(seed), progress=progress, partition_info=True,
+                      meta=pd.DataFrame({c: pd.Series(dtype="float64") for c in cols}))
+    st = partition_stats(_noise_stats, ddf[list(cols)], new, progress=progress)
+    notes["sd_spec"] = {c: float(sd_spec[j]) for j, c in enumerate(cols)}
+    realised = {}
+    for c in cols:
+        k = st["changed"][c]
+        realised[c] = (float(np.sqrt(max(st["s2"][c] - st["s1"][c] ** 2 / k, 0.0) / (k - 1)))
+                       if k > 1 else 0.0)
+    notes["sd_realised"] = realised
+    notes["changed"] = {c: int(st["changed"][c]) for c in cols}
+    return DistributedResult(replace_columns(ddf, new), notes=notes)
