@@ -236,6 +236,7 @@ def _measure_kwargs(name: str, fn: Any, cols: list[str]) -> dict[str, Any]:
 def cmd_measure(args: argparse.Namespace) -> int:
     import pandas as pd
 
+    from .errors import ParameterError
     from .utility.catalogue import CATALOGUE, compute
 
     orig = _read(args.original, args.sep)
@@ -267,8 +268,9 @@ def cmd_measure(args: argparse.Namespace) -> int:
         _progress(f"computing {name} …")
         try:
             value = compute(name, orig, masked, **kw)
-        except TypeError as e:  # a measure whose parameters the command line cannot give
-            if "argument" not in str(e):
+        except (TypeError, ParameterError) as e:  # parameters the command line cannot give
+            if "argument" not in str(e) or (isinstance(e, ParameterError)
+                                            and not str(e).startswith(f"compute({name!r})")):
                 raise
             raise _BadInput(f"--measures: {name} cannot be computed from the command line ({e}); "
                             "call it from Python (sdcsession.utility)") from e

@@ -174,6 +174,8 @@ def attacker_models(
 ) -> AttackerRisk:
     """Prosecutor, journalist and marketer risk of a release (formulas in the module docstring).
 
+    Missing values: missing key values are wildcards weighted by ``alpha`` (see `frequencies`).
+
     Parameters
     ----------
     data : pd.DataFrame

@@ -85,6 +85,9 @@ def frequencies_from_codes(
 
     Returns float64 arrays ``(fk, Fk)``; without weights ``Fk`` equals ``fk``.
 
+    Missing values: code -1 marks a missing key value, a wildcard weighted by ``alpha`` (sdcMicro's
+    rule).
+
     >>> import numpy as np
     >>> fk, Fk = frequencies_from_codes(np.array([[0, 0], [0, -1], [1, 0]]), [2, 1])
     >>> fk.tolist()
@@ -209,6 +212,9 @@ def frequencies(
     values are wildcards; ``c_ij = 1`` when j is complete or has i's missing pattern, else
     ``alpha`` — see the module docstring). Without ``weight``, ``Fk = fk``. ``fk`` is int64 when ``alpha`` is 0 or 1 (or no key
     is missing), float64 otherwise; ``Fk`` is float64.
+
+    Missing values: a missing key value (numeric or not) is a wildcard weighted by ``alpha``
+    (sdcMicro's rule); missing values of non-key variables play no part.
 
     Parameters
     ----------

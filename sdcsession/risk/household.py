@@ -55,6 +55,8 @@ def household_risk_from_individual(
 ) -> pd.Series:
     """Household risk 1 − ∏(1 − r_i) per record from individual risks and household ids.
 
+    Missing values: a missing risk or household id is refused with a MeasureError.
+
     >>> household_risk_from_individual([0.5, 0.5, 0.1], [1, 1, 2]).tolist()
     [0.75, 0.75, 0.1]
     """
@@ -120,6 +122,9 @@ def household_risk(
     ``weight`` is required as a keyword (``None`` for unweighted data, risk 1/fk).
 
     Reference: Templ, Kowarik & Meindl (2015), J. Stat. Softw. 67(4), sec. 3.3.
+
+    Missing values: missing key values are wildcards (see `frequencies`); missing household ids are
+    refused with a MeasureError.
 
     Example
     -------

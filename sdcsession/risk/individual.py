@@ -159,6 +159,8 @@ def individual_risk_from_freq(
     records with Fk < fk (for callers whose frequencies came from `frequencies`, which has
     already warned).
 
+    Missing values: missing (NaN) frequencies are refused with a MeasureError.
+
     >>> individual_risk_from_freq([1, 2, 4], [1, 20, 40]).round(5).tolist()
     [1.0, 0.08268, 0.03226]
     """
@@ -196,6 +198,9 @@ def individual_risk(
 
     Reference: Franconi & Polettini (2004), PSD 2004, LNCS 3050; sdcMicro ``measure_risk``.
 
+    Missing values: missing key values are wildcards in fk and Fk (see `frequencies`, sdcMicro's
+    rule); missing values of other variables play no part.
+
     Example
     -------
     >>> import pandas as pd
@@ -221,6 +226,8 @@ def _as_risk(risk: pd.Series | np.ndarray) -> np.ndarray:
 def global_risk(risk: pd.Series | np.ndarray) -> float:
     """Global risk: the mean of the individual risks, (1/n) Σ r_i.
 
+    Missing values: a missing (NaN) risk is refused with a MeasureError.
+
     >>> global_risk([0.5, 0.5, 1.0])
     0.6666666666666666
     """
@@ -229,6 +236,8 @@ def global_risk(risk: pd.Series | np.ndarray) -> float:
 
 def expected_reidentifications(risk: pd.Series | np.ndarray) -> float:
     """Expected number of re-identifications: the sum of the individual risks, Σ r_i.
+
+    Missing values: a missing (NaN) risk is refused with a MeasureError.
 
     >>> expected_reidentifications([0.5, 0.5, 1.0])
     2.0

@@ -67,6 +67,9 @@ def k_violations(
 ) -> int:
     """Number of records violating k-anonymity: #{i : fk_i < k} (``weighted=True``: Fk_i < k).
 
+    Missing values: missing key values are wildcards weighted by ``alpha`` (sdcMicro's rule); other
+    variables play no part.
+
     Parameters
     ----------
     df, keys : the data and its key variables (missing values are wildcards weighted by ``alpha``).
@@ -109,6 +112,9 @@ def unsafe_combinations(
     subsets is a `ParameterError` asking for a smaller ``max_dim``).
 
     Reference: Hundepool et al. (2014), μ-ARGUS 5.1 user's manual, sec. 4.
+
+    Missing values: a record missing a key of a subset is left out of that subset's table (counted
+    in ``n_missing``); a numeric key is read as categories.
 
     Example
     -------

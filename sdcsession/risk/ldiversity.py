@@ -111,6 +111,9 @@ def l_diversity(
     sensitive variable, in order. Missing sensitive values are ignored; missing key values form a
     category of their own (see the module docstring).
 
+    Missing values: missing sensitive values (numeric or not) are ignored; a missing key value is a
+    value of its own.
+
     Parameters
     ----------
     df : the microdata.
@@ -198,6 +201,8 @@ def l_diversity_summary(ldiv: pd.DataFrame, *, c: float | None = None) -> LDiver
     records, and the number of records per value of distinct l. sdcMicro's
     ``print(ldiversity(...))`` prints ``summary()`` of the ``*_Distinct_Ldiversity`` columns: the
     ``distinct`` rows of ``table``.
+
+    Missing values: summarises the output of `l_diversity` (whose missing-value rule applies).
 
     Parameters
     ----------

@@ -253,7 +253,8 @@ def _block_distances(cols, rows: slice, weights: np.ndarray, distance: str,
         i, j = np.argwhere(den == 0)[0]
         raise MeasureError(
             f"variables: original record {rows.start + int(i)} and masked record {int(j)} have no "
-            "linkage variable observed in both; their distance is undefined")
+            "linkage variable observed in both; their distance is undefined (sdcMicro's "
+            "recordLinkage stops here too); drop such records or impute the missing values")
     if distance == "gower":
         num /= den
     else:
@@ -306,6 +307,8 @@ def record_linkage(
     ``assignment="optimal"``: the one-to-one linkage of minimal total distance (Hungarian method;
     sdcMicro ``recordLinkage``); ``"nearest"``: each original record to its nearest masked record
     (first one on ties). See the module docstring for the distances and their missing-value rules.
+    Missing values: as sdcMicro (daisy), a distance uses the variables observed in both records;
+    a pair with none (or a variable missing everywhere) is a MeasureError, as sdcMicro stops.
 
     Parameters
     ----------

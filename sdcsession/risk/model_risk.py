@@ -275,6 +275,9 @@ def model_risk(data: pd.DataFrame, formula: str, *, weight: str, method: str = "
                bound: float | None = None) -> ModelRisk:
     """Global risk of sample uniques from a log-linear model of the cell counts (sdcMicro modRisk).
 
+    Missing values: records with a missing model variable take no part in the fit nor in the
+    risk (their per-record risk is NaN); missing weights are refused with a MeasureError.
+
     Parameters
     ----------
     data : the records.

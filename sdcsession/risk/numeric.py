@@ -134,6 +134,9 @@ def interval_disclosure(
 
     Reference: Mateo-Sanz, Sebé & Domingo-Ferrer (2004), PSD 2004; sdcMicro ``dRisk``.
 
+    Missing values: comparisons with a missing original or masked value are left out (sdcMicro's
+    dRisk; see the module docstring).
+
     Example
     -------
     >>> import pandas as pd

@@ -231,6 +231,9 @@ def population_uniques(data: pd.DataFrame, keys: str | list[str], *, weight: str
                        population_size: float | None = None) -> PopulationUniques:
     """Estimated number and proportion of population uniques from a sample.
 
+    Missing values: a missing key value is a category of its own; missing weights are refused with a
+    MeasureError.
+
     Parameters
     ----------
     data : the sample records.

@@ -115,6 +115,8 @@ def tables_from_levels(levels: Mapping[str, int], *, marginals: bool = True) -> 
 
     Reference: μ-ARGUS 5.1 user's manual, sec. 4.2 (Specify|Combinations).
 
+    Missing values: not applicable (no data: builds the list of tables from levels).
+
     Example
     -------
     >>> tables_from_levels({"a": 1, "b": 2, "c": 2, "d": 0}, marginals=False)
@@ -225,6 +227,9 @@ def risky_cells(
 
     For each table ``T`` (a set of keys) and each non-empty cell ``c``: ``c`` is unsafe when
     ``count_T(c) <= t_|T|`` (missing values form a category of their own; counts are unweighted).
+
+    Missing values: a missing key value is a category of its own (sdcMicro's riskyCells); counts are
+    unweighted.
 
     Parameters
     ----------

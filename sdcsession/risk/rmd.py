@@ -153,6 +153,10 @@ def rmd_risk(
     covariance; RMDID2 keeps those with no other masked record within distance k2. risk1 = |W₁|/n,
     risk2 = |W₂|/n, wrisk1 = |W₁| Σ_{W₁} r_i / n, wrisk2 = |W₂| Σ_{W₂} r_i / n (module docstring).
 
+    Missing values: missing original values are refused (``missing="error"``) or give sdcMicro's
+    all-zero result (``missing="sdcmicro"``); missing masked values are handled as sdcMicro does
+    (left out of the comparisons); an all-missing variable is a MeasureError.
+
     Parameters
     ----------
     original, masked : DataFrames with the same index (masked is aligned to the original's order)

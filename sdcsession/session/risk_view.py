@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError, SdcError
+from ._numeric_columns import numeric_columns
 from .formatting import fmt
 from .measures import register
 from .state import State
@@ -170,7 +171,9 @@ class RiskSummary:
             figures = self._MODEL_FIGURES.get(name)
             if figures is None or value is None:
                 continue
-            tag = getattr(value, "method", None) or getattr(value, "distance", None)
+            # a label: the method or distance name (RMDRisk.distance is a Series, not a label)
+            tags = [getattr(value, t, None) for t in ("method", "distance")]
+            tag = next((t for t in tags if isinstance(t, str) and t), None)
             label = f"{name}[{tag}]" if tag else name
             rows += [(f"{label}.{f}", float(getattr(value, f))) for f in figures
                      if isinstance(getattr(value, f, None), (int, float, np.integer, np.floating))]
@@ -254,14 +257,19 @@ class RiskSummary:
         ld = self.l_diversity
         return None if ld is None else l_diversity_summary(ld, c=2)
 
-    def rmd(self, k: float = 0.01, k2: float = 0.05) -> Any:
+    def rmd(self, k: float = 0.01, k2: float = 0.05, missing: str = "error") -> Any:
         """Robust-distance risk of the numeric variables vs the original (sdcMicro ``dRiskRMD``).
 
         An ``RMDRisk`` (``risk1``, ``risk2``, ``wrisk1``, ``wrisk2`` and the per-record vectors;
         see ``sdcsession.risk.rmd_risk``), None without numeric variables. Computed when called,
         then cached.
+
+        Missing values: missing original values are refused with a MeasureError
+        (``missing="error"``) or give sdcMicro's all-zero result (``missing="sdcmicro"``);
+        missing masked values are handled as sdcMicro does; a numeric variable with fewer than
+        two observed values in either file is left out.
         """
-        return self._state.measure("rmd_risk", k=k, k2=k2)
+        return self._state.measure("rmd_risk", k=k, k2=k2, missing=missing)
 
 
 def _weight_role(state: State, what: str) -> str:
@@ -329,9 +337,13 @@ def _linkage(state: State, distance: str = "euclidean", assignment: str = "optim
     from ..errors import ParameterError
     from ..risk import record_linkage
 
-    cols = list(state.roles.numeric) if variables is None else list(variables)
+    if variables is None:  # numeric in both files, observed at least twice in each
+        cols = numeric_columns(state.original, state.data, state.roles.numeric, observed=True)
+    else:
+        cols = list(variables)
     if not cols:
-        raise ParameterError("variables: the session has no numeric variables; name some")
+        raise ParameterError("variables: the session has no numeric variables (numbers observed "
+                             "in the original and now); name some")
     return record_linkage(state.original, state.data, variables=cols, distance=distance,
                           assignment=assignment)
 
@@ -360,17 +372,13 @@ def _numeric(state: State) -> dict[str, float] | None:
 
     Missing values are handled by the measures (`sdcsession.risk.numeric`): dRisk leaves out
     comparisons with a missing value, as sdcMicro; record linkage uses the complete records. A
-    measure that cannot be computed at all (fewer than two records, no complete record) is NaN.
+    variable with fewer than two observed values in either file is left out of both; a measure
+    that cannot be computed at all (fewer than two records, no complete record) is NaN.
     """
     from ..errors import MeasureError
     from ..risk import interval_disclosure, record_linkage_risk
 
-    def number(s: pd.Series) -> bool:
-        return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
-
-    cols = [c for c in state.roles.numeric if c in state.data.columns
-            and c in state.original.columns and number(state.original[c])
-            and number(state.data[c])]
+    cols = numeric_columns(state.original, state.data, state.roles.numeric, observed=True)
     if not cols:
         return None
     orig, masked = state.original[cols], state.data[cols]
@@ -385,10 +393,11 @@ def _numeric(state: State) -> dict[str, float] | None:
 
 
 @register("rmd_risk", "robust-Mahalanobis-distance interval disclosure (sdcMicro dRiskRMD)")
-def _rmd(state: State, k: float = 0.01, k2: float = 0.05) -> Any:
+def _rmd(state: State, k: float = 0.01, k2: float = 0.05, missing: str = "error") -> Any:
     from ..risk import rmd_risk
 
-    cols = [c for c in state.roles.numeric if c in state.data.columns]
+    cols = numeric_columns(state.original, state.data, state.roles.numeric, observed=True)
     if not cols:
         return None
-    return rmd_risk(state.original[cols], state.data[cols], k=k, k2=k2, columns=cols)
+    return rmd_risk(state.original[cols], state.data[cols], k=k, k2=k2, columns=cols,
+                    missing=missing)

@@ -9,6 +9,11 @@ the roles:
   the correlation discrepancy (mean absolute difference of the correlation matrices);
 * all role variables: Młodak's λ overall.
 
+Missing values in numeric variables: each measure applies its own rule (see the measure and
+docs/concepts/utility.md, "Missing values, measure by measure"); IL1s counts every numeric
+variable as sdcMicro does, the multivariate measures (eigenvalues, γ, correlation discrepancy)
+leave out a variable with fewer than two observed values in either file.
+
 ``measure(name, **params)`` runs any measure of the catalogue
 (`sdcsession.utility.available_measures`) on (original, current) and caches it.
 
@@ -28,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..errors import MeasureError
+from ..errors import MeasureError, ParameterError
+from ._numeric_columns import numeric_columns
 from .formatting import fmt
 from .measures import register
 from .state import State
@@ -146,12 +152,18 @@ class UtilitySummary:
 
     def benchmark(self, indicators: Any, *, by: Any = None, method: str = "bootstrap",
                   n_boot: int = 200, level: float = 0.95, seed: int | None = 0,
-                  calibrate: Any = None) -> pd.DataFrame:
+                  calibrate: Any = None, na_rm: bool = False) -> pd.DataFrame:
         """Benchmark indicators (e.g. ``["gini:income", "arpr:income", "mean:expend"]``) on the
         original and the current data with CIs: `sdcsession.utility.compare_indicators`
-        with the session's weight and household. Cached per state and parameters."""
+        with the session's weight and household. Cached per state and parameters.
+
+        Missing values: refused (MeasureError) unless ``na_rm=True``, which drops the records
+        missing a variable of the indicator in each file (laeken's ``na.rm``)."""
+        if not isinstance(na_rm, (bool, np.bool_)):
+            raise ParameterError(f"na_rm: expected True or False, got {na_rm!r}")
         return self._m("utility.benchmark", indicators=indicators, by=by, method=method,
-                       n_boot=n_boot, level=level, seed=seed, calibrate=calibrate)
+                       n_boot=n_boot, level=level, seed=seed, calibrate=calibrate,
+                       na_rm=bool(na_rm))
 
     def regression(self, formula: str, *, model: str = "ols", level: float = 0.95) -> Any:
         """The same regression on original and current data
@@ -220,19 +232,17 @@ class UtilitySummary:
 
 
 
-def _pair(state: State, role: str) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+def _pair(state: State, role: str, observed: bool = False
+          ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     cols = _cols(state, role)
     if role == "numeric":  # a numeric variable recoded into intervals is measured as categorical
-        cols = _still_numeric(state, cols)
+        cols = numeric_columns(state.original, state.data, cols, observed=observed)
     return state.original, state.data, cols
 
 
 def _still_numeric(state: State, cols: list[str]) -> list[str]:
     """The columns that are numeric in both the original and the current data."""
-    def num(s: pd.Series) -> bool:
-        return pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)
-
-    return [c for c in cols if num(state.original[c]) and num(state.data[c])]
+    return numeric_columns(state.original, state.data, cols)
 
 
 @register("utility.suppressions", "suppressions per key variable", kind="utility")
@@ -270,9 +280,11 @@ def _ctl(state: State) -> pd.DataFrame | None:
 
 
 def _numeric_measure(state: State, fn_name: str, min_cols: int) -> float | None:
+    """A continuous measure on the numeric variables; the multivariate ones (``min_cols`` 2) use
+    those with at least two observed values in each file (see ``_numeric_columns``)."""
     from ..utility import continuous
 
-    o, m, cols = _pair(state, "numeric")
+    o, m, cols = _pair(state, "numeric", observed=min_cols > 1)
     if len(cols) < min_cols:
         return None
     return float(getattr(continuous, fn_name)(o, m, columns=cols))
@@ -296,7 +308,7 @@ def _gamma(state: State) -> float | None:
 @register("utility.correlation_discrepancy", "mean |R_orig - R_masked| off-diagonal",
           kind="utility")
 def _rdisc(state: State) -> float | None:
-    o, m, cols = _pair(state, "numeric")
+    o, m, cols = _pair(state, "numeric", observed=True)
     if len(cols) < 2:
         return None
     a = o[cols].astype("float64").corr().to_numpy()

@@ -140,6 +140,9 @@ def indicator_ci(
 
     Returns columns ``indicator, group, estimate, se, lower, upper`` (group "total" first).
 
+    Missing values: refused with a MeasureError unless ``na_rm=True`` (drops the records missing a
+    variable of the indicator).
+
     >>> df = pd.DataFrame({"x": np.arange(1.0, 101.0)})
     >>> ci = indicator_ci(df, "mean:x", method="normal")
     >>> round(float(ci.estimate[0]), 2), round(float(ci.se[0]), 4)
@@ -226,6 +229,8 @@ def ci_overlap(lower_o: Any, upper_o: Any, lower_m: Any, upper_m: Any) -> np.nda
     1 for identical intervals, 0 when they just touch, negative when they are disjoint (the more
     negative, the farther apart). Degenerate (zero-length) intervals give 1 if equal, else 0.
 
+    Missing values: a missing (NaN) bound gives NaN.
+
     >>> float(ci_overlap(0.0, 2.0, 1.0, 3.0))
     0.5
     """
@@ -285,6 +290,9 @@ def compare_indicators(
     ``ci_overlap`` (`ci_overlap`, Karr et al. 2006). The files need not have the same records.
     ``progress``: one progress bar over all bootstrap replicates (2 files × indicators × n_boot;
     None: automatic, see `sdcsession.progress`).
+
+    Missing values: refused with a MeasureError unless ``na_rm=True`` (drops the incomplete records
+    in each file).
 
     >>> rng = np.random.default_rng(1)
     >>> o = pd.DataFrame({"x": rng.lognormal(size=500)})

@@ -175,6 +175,8 @@ def contingency_table(
     shown as NaN), ``original`` and ``masked`` counts (weighted sums with ``weight``) and their
     ``difference`` (masked − original). Does not need pairing.
 
+    Missing values: a missing value (numeric or not) is a category of its own.
+
     Example
     -------
     >>> o = pd.DataFrame({"k": ["a", "a", "b"]}); m = pd.DataFrame({"k": ["a", "b", "b"]})
@@ -242,6 +244,8 @@ def ut(
     missing value occurs). Optionally weighted (cells are sums of weights). Direction: higher =
     more loss; range [0, ∞), 0 when the tables agree. Does not need pairing.
 
+    Missing values: a missing value is a category of its own (cells count it).
+
     Example
     -------
     >>> o = pd.DataFrame({"k": ["a", "a", "b", "b"]}); m = o.assign(k=["a", "b", "b", "b"])
@@ -269,6 +273,8 @@ def ut2(
     MeasureError (``zero_cells="error"``). Direction: higher = more loss; range [0, ∞).
     Does not need pairing.
 
+    Missing values: a missing value is a category of its own (see `ut`).
+
     Example
     -------
     >>> o = pd.DataFrame({"k": ["a", "a", "b", "b"]}); m = o.assign(k=["a", "b", "b", "b"])
@@ -292,6 +298,8 @@ def aad(
     ``AAD(D_orig, D_pert) = Σ_c |D_pert(c) − D_orig(c)| / n_c`` with n_c the number of cells of
     the table of ``columns``; for two variables it coincides with `ut`. Direction: higher =
     more loss; range [0, ∞). Does not need pairing.
+
+    Missing values: a missing value is a category of its own (see `contingency_table`).
 
     Example
     -------
@@ -329,6 +337,8 @@ def hellinger(
     (default) D are cell proportions and HD ∈ [0, 1]; with ``scale="count"`` D are the counts as in
     Shlomo (2010), HD ∈ [0, sqrt(n)]. Direction: higher = more loss. Does not need pairing.
 
+    Missing values: a missing value is a category of its own (see `contingency_table`).
+
     Example
     -------
     >>> o = pd.DataFrame({"k": ["a", "a", "b", "b"]}); m = o.assign(k=["c", "c", "c", "c"])
@@ -355,6 +365,8 @@ def ctbil(
     the total number of cells of all the tables considered. A one-dimensional table distance is
     twice the number of suppressions (a suppressed record leaves its category for "missing").
     Direction: higher = more loss; range [0, 2·n·#tables] (normalised: [0, ∞)). No pairing needed.
+
+    Missing values: a missing value is a category of its own, so a suppression moves a record to it.
 
     Example
     -------
@@ -394,6 +406,8 @@ def contingency_loss(
     excluded), ``hellinger`` (proportions), ``false_zeros`` (cells non-empty only in the original)
     and ``false_nonzeros`` (non-empty only in the masked table). ``abs_diff.sum()`` over
     dims = 1..K is CTBIL. Each variable is encoded once; no pairing needed. Higher = more loss.
+
+    Missing values: a missing value is a category of its own (see `contingency_table`).
 
     Example
     -------

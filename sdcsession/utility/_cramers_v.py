@@ -67,6 +67,8 @@ def cramers_v(
     ``V = sqrt( χ² / (N · (min(r, c) − 1)) )`` on the r × c table without empty rows/columns;
     optionally weighted. Range [0, 1]. MeasureError when a variable has fewer than 2 categories.
 
+    Missing values: records with a missing value in either variable are dropped (listwise).
+
     Example
     -------
     >>> d = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["u", "u", "v", "v"]})
@@ -101,6 +103,8 @@ def cramers_v_loss(
     strengthened; |RCV| is the loss (0 = no change). MeasureError when CV(D_orig) = 0. Does not
     need pairing. (The adjusted, squared and bounded version of the global data utility model is
     in `sdcsession.utility.gdu`.)
+
+    Missing values: records with a missing value are dropped in each file (see `cramers_v`).
 
     Example
     -------

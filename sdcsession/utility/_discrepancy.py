@@ -72,6 +72,9 @@ def discrepancy_table(
     Columns: statistic, cells, mse, mae, mvar, mvar_excluded. Direction: higher = more loss; range
     [0, ∞) (mvar ≤ trottini_bound when given). Needs complete cases per file.
 
+    Missing values: the record-level statistic X leaves out cells with a missing value (n·p counts
+    all cells); the other statistics use the records complete in each file (listwise).
+
     Example
     -------
     >>> o = pd.DataFrame({"x": [1.0, 2.0, 3.0, 5.0], "y": [1.0, 3.0, 2.0, 6.0]})

@@ -49,6 +49,8 @@ def _count(value: Any, name: str) -> int:
 def ldu_psr(p_value: float) -> float:
     """Local univariate utility after perturbation/suppression/removal: ``1 − exp(−14 P)``.
 
+    Missing values: a missing p-value is refused with a ParameterError.
+
     >>> round(ldu_psr(0.05), 2), round(ldu_psr(0.01), 2)
     (0.5, 0.13)
     """
@@ -59,6 +61,8 @@ def ldu_psr(p_value: float) -> float:
 def grc(n_original: int, n_protected: int) -> float:
     """Global reduction coefficient ``m(m − 1) / (n(n − 1))`` for removed variables (also the
     ``"comparisons"`` recoding utility with n original and m reduced categories).
+
+    Missing values: a missing count is refused with a ParameterError.
 
     >>> round(grc(100, 95), 3), grc(10, 5)
     (0.902, 0.2222222222222222)
@@ -81,6 +85,8 @@ def ldu_biv_rule(
     alpha: float = 0.05,
 ) -> tuple[float, int, str]:
     """The three-step LDU_biv rule; returns ``(ldu, step, decision)``.
+
+    Missing values: a missing p-value or coefficient is refused with a ParameterError.
 
     >>> ldu_biv_rule(0.3, 0.5, 0.0, 0.0)
     (1.0, 1, 'no association in either file')
@@ -118,6 +124,9 @@ def ldu_biv_rule(
 def ldu_recoding(values: Any, groups: Any, *, variant: str = "comparisons") -> float:
     """Local univariate utility of a global recoding of ``values`` into ``groups`` (same length:
     the group of each original record). See the module docstring for the three variants.
+
+    Missing values: ``comparisons`` counts the distinct observed values and the groups of records
+    observed in both; the other variants use the records observed in both.
 
     >>> ldu_recoding(np.arange(10), np.arange(10) // 2)  # 10 -> 5 groups
     0.2222222222222222

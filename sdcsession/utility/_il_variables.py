@@ -95,6 +95,9 @@ def il_variables(
     categoricals are ordinal, other categoricals/strings/bools nominal, numbers continuous.
     Direction: higher = more loss; range [0, 1]. Needs pairing.
 
+    Missing values: see the rules above (published, or sdcMicro's with ``sdcmicro=True``); two
+    missing values are at distance 0.
+
     Example
     -------
     >>> o = pd.DataFrame({"s": ["a", "b", "a", "b"], "x": [0.0, 1.0, 2.0, 3.0]})

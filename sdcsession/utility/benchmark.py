@@ -86,6 +86,9 @@ def weighted_mean(values: Any, weights: Any = None, *, by: Any = None, na_rm: bo
 
     Returns a float, or a Series indexed by the groups of ``by``.
 
+    Missing values: refused with a MeasureError unless ``na_rm=True``, which drops the incomplete
+    records (laeken's ``na.rm``).
+
     >>> weighted_mean([1.0, 3.0], [1.0, 3.0])
     2.5
     """
@@ -95,6 +98,9 @@ def weighted_mean(values: Any, weights: Any = None, *, by: Any = None, na_rm: bo
 
 def weighted_total(values: Any, weights: Any = None, *, by: Any = None, na_rm: bool = False):
     """Weighted (Horvitz–Thompson) total ``Σ w x``.
+
+    Missing values: refused with a MeasureError unless ``na_rm=True`` (drops the incomplete
+    records).
 
     >>> weighted_total([1.0, 3.0], [2.0, 2.0])
     8.0
@@ -107,6 +113,9 @@ def weighted_ratio(
     numerator: Any, denominator: Any, weights: Any = None, *, by: Any = None, na_rm: bool = False
 ):
     """Ratio of weighted totals ``Σ w y / Σ w x``.
+
+    Missing values: refused with a MeasureError unless ``na_rm=True`` (drops records missing either
+    value).
 
     >>> weighted_ratio([2.0, 4.0], [1.0, 1.0])
     3.0
@@ -129,6 +138,9 @@ def weighted_quantile(
     Sort x; with cumulated weight shares ``r_i = Σ_{j≤i} w_j / Σ w``, the q-quantile is ``x_s`` for
     the first s with ``r_s ≥ q``, or ``(x_s + x_{s+1}) / 2`` when ``r_s = q`` exactly.
 
+    Missing values: refused with a MeasureError unless ``na_rm=True`` (drops the incomplete
+    records).
+
     >>> weighted_quantile([1.0, 2.0, 3.0, 4.0], q=0.25)
     1.5
     """
@@ -140,6 +152,9 @@ def weighted_quantile(
 
 def weighted_median(values: Any, weights: Any = None, *, by: Any = None, na_rm: bool = False):
     """Weighted median: `weighted_quantile` with q = 0.5.
+
+    Missing values: refused with a MeasureError unless ``na_rm=True`` (drops the incomplete
+    records).
 
     >>> weighted_median([1.0, 2.0, 10.0], [1.0, 1.0, 5.0])
     10.0
@@ -158,6 +173,9 @@ def gini(values: Any, weights: Any = None, *, by: Any = None, na_rm: bool = Fals
     The coefficient is defined for non-negative values; negative values (losses) are used as they
     are, as laeken does, but an `SdcWarning` says how many there are, since G may then
     leave [0, 1].
+
+    Missing values: refused with a MeasureError unless ``na_rm=True`` (drops the incomplete records;
+    laeken's ``na.rm``).
 
     >>> round(gini([0.0, 0.0, 0.0, 1.0]), 6)
     0.75
@@ -195,6 +213,9 @@ def arpr(
 
     The rate is a fraction (laeken reports percent). With ``by``, the rates per group use the
     overall (national) threshold, as laeken does by default.
+
+    Missing values: refused with a MeasureError unless ``na_rm=True`` (drops the incomplete records;
+    laeken's ``na.rm``).
 
     >>> r = arpr([1.0, 2.0, 3.0, 4.0, 5.0])
     >>> r.threshold, r.value

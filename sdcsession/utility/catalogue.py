@@ -64,6 +64,8 @@ def register_measure(
 ) -> MeasureSpec:
     """Add a measure ``fn(original, masked, **params)`` to the catalogue under ``name``.
 
+    Missing values: the registered function receives the data with its missing values unchanged.
+
     Example
     -------
     >>> spec = register_measure("n_rows_diff", lambda o, m: abs(len(o) - len(m)),
@@ -84,6 +86,9 @@ def register_measure(
 def available_measures() -> pd.DataFrame:
     """The catalogue as a DataFrame: name, description, kind, needs_pairing, variable_types,
     direction, returns (one row per measure, sorted by kind and name).
+
+    Missing values: each catalogue measure applies its own rule (docs/concepts/utility.md, "Missing
+    values, measure by measure").
 
     Example
     -------
@@ -109,6 +114,10 @@ def available_measures() -> pd.DataFrame:
 def compute(name: str, original: pd.DataFrame, masked: pd.DataFrame, **params: Any) -> Any:
     """Compute catalogue measure ``name`` on ``(original, masked)`` with keyword ``params``.
 
+    A required parameter left out (e.g. ``columns``) or one the measure does not take is a
+    ParameterError. Missing values: each measure's own rule (see its docstring and
+    docs/concepts/utility.md, "Missing values, measure by measure").
+
     Example
     -------
     >>> o = pd.DataFrame({"x": [1.0, 3.0]}); m = pd.DataFrame({"x": [2.0, 3.0]})
@@ -120,7 +129,13 @@ def compute(name: str, original: pd.DataFrame, masked: pd.DataFrame, **params: A
         raise ParameterError(
             f"compute: unknown utility measure {name!r}; known: {sorted(CATALOGUE)}"
         )
-    return spec.fn(original, masked, **params)
+    try:
+        return spec.fn(original, masked, **params)
+    except TypeError as e:  # a required parameter not given, or one the measure does not take
+        msg = str(e)
+        if "required keyword-only argument" in msg or "unexpected keyword argument" in msg:
+            raise ParameterError(f"compute({name!r}): {msg.split(') ', 1)[-1]}") from None
+        raise
 
 
 def _masked_only(fn: Callable[..., Any]) -> Callable[..., Any]:

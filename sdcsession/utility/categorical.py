@@ -88,6 +88,9 @@ def missing_values(
     Returns a DataFrame indexed by variable: ``missing_original``, ``missing_masked``, ``m`` (m_j),
     ``mp`` (mp_j, percent).
 
+    Missing values: this measure counts them: m_j counts values present in the original and missing
+    in the masked file, for numeric variables too.
+
     Example
     -------
     >>> o = pd.DataFrame({"a": [1, None, 3, 4]}); m = pd.DataFrame({"a": [None, None, 3, None]})
@@ -126,6 +129,9 @@ def suppressions(
     `missing_values`); the percentage is ``100 · m_j / n``. Direction: higher = more loss;
     range [0, n] and [0, 100]. Needs pairing.
 
+    Missing values: counts values present in the original and missing in the masked file (numeric
+    variables too).
+
     Example
     -------
     >>> o = pd.DataFrame({"k": ["a", "b", "c", "d"]}); m = o.assign(k=["a", None, "c", "d"])
@@ -157,6 +163,8 @@ def records_changed(
     versus a missing value as a change (so suppressions count); ``share_j = changed_j / n``.
     Reference: Benschop, Machingauta & Welch, *SDC Practice Guide*, "Number of records changed".
     Direction: higher = more loss; range [0, n] and [0, 1]. Needs pairing.
+
+    Missing values: two missing values are equal; a value against a missing one is a change.
 
     Example
     -------

@@ -60,8 +60,11 @@ def il1s(
     ``IL1s = (1/(p·n)) Σ_j Σ_i |x_ij − z_ij| / (√2 · S_j)`` with S_j the (n−1) standard deviation
     of variable j in the original (Yancey, Winkler & Creecy 2002). ``normalise=False`` omits the
     1/(n·p) factor as sdcMicro's ``dUtility(method="IL1s")`` does (see `il1s_sdcmicro`).
-    Cells with a missing value in either file add nothing (n·p still counts all cells), as in
-    sdcMicro. Direction: higher = more loss; range [0, ∞), 0 for identical files. Needs pairing;
+    Missing values: as sdcMicro's ``dUtility`` (``sum(..., na.rm = TRUE)``), cells with a missing
+    value in either file add nothing and S_j is taken over the observed original values; a
+    variable with fewer than two observed original values (S_j undefined, e.g. all missing) adds
+    nothing; n·p still counts all cells. Direction: higher = more loss; range [0, ∞), 0 for
+    identical files. Needs pairing;
     MeasureError for non-numeric columns or a zero standard deviation.
 
     Example
@@ -75,10 +78,16 @@ def il1s(
     masked = paired(original, masked, name)
     x = numeric_matrix(original, cols, name, "original")
     z = numeric_matrix(masked, cols, name, "masked")
-    sd = _sd_checked(x, cols, name, "original")
+    observed = (~np.isnan(x)).sum(axis=0)
+    sd = np.full(len(cols), np.nan)
+    if (observed >= 2).any():  # fewer than two observed values: S_j undefined, adds nothing
+        sd[observed >= 2] = _sd_checked(x[:, observed >= 2],
+                                        [c for c, k in zip(cols, observed) if k >= 2],
+                                        name, "original")
     total = 0.0
     for j in range(len(cols)):
-        total += float(np.nansum(np.abs(x[:, j] - z[:, j]))) / (np.sqrt(2.0) * sd[j])
+        if observed[j] >= 2:
+            total += float(np.nansum(np.abs(x[:, j] - z[:, j]))) / (np.sqrt(2.0) * sd[j])
     total = float(total)
     if not normalise:
         return total
@@ -93,7 +102,8 @@ def il1s_sdcmicro(
 ) -> float:
     """sdcMicro's IL1s: ``Σ_j Σ_i |x_ij − z_ij| / (√2 · S_j)`` — the published IL1s × n × p.
 
-    See `il1s`. Direction: higher = more loss; range [0, ∞). Needs pairing.
+    See `il1s`. Missing values: as `il1s` (sdcMicro's rule: missing cells and variables with an
+    undefined S_j add nothing). Direction: higher = more loss; range [0, ∞). Needs pairing.
 
     Example
     -------
@@ -116,8 +126,9 @@ def il1(
     ``IL1 = 100 · Σ_j Σ_i |x_ij − z_ij| / |x_ij|`` (sdcMicro ``dUtility(method="IL1")``; the mean
     variation of X − X' of Domingo-Ferrer et al. without the 1/(n·p) factor). A cell with x = 0
     and z = 0 adds 0. A cell with x = 0 ≠ z has an infinite relative change: MeasureError naming
-    the columns (``zeros="error"``) or left out (``zeros="skip"``, what sdcMicro does). Cells with
-    a missing value are left out. Direction: higher = more loss; range [0, ∞). Needs pairing.
+    the columns (``zeros="error"``) or left out (``zeros="skip"``, what sdcMicro does). Missing
+    values: cells with a missing value in either file are left out (sdcMicro's ``na.rm = TRUE``).
+    Direction: higher = more loss; range [0, ∞). Needs pairing.
 
     Example
     -------
@@ -159,6 +170,8 @@ def mcd_covariance(
     d² ≤ χ²_p(0.975). Deterministic for a given ``seed``; ``n_starts=0`` uses the single
     deterministic median/MAD start instead of random subsets. The estimator is
     `sdcsession.risk.robust.mcd` (``reweight=True``, ``exact_fit="error"``).
+
+    Missing values: refused with a MeasureError (drop the incomplete records first).
 
     Example
     -------
@@ -213,8 +226,13 @@ def eigen_difference(
     ``robust=True`` the eigenvalues are those of the robust correlation matrices derived from MCD
     covariance estimates (FastMCD with ``seed``, see `mcd_covariance`). This differs from
     sdcMicro's ``robeigen``, which takes the MCD covariance of the classically standardised data
-    and so reacts to outliers through the classical scale (and whose covMcd is random). Records with a missing value are dropped per file. Direction: higher = more
-    loss; range [0, ∞). Does not need pairing.
+    and so reacts to outliers through the classical scale (and whose covMcd is random).
+    Missing values: as sdcMicro (``var(scale(x), use = "pairwise.complete.obs")``), each variable
+    is standardised by the mean and standard deviation of its observed values and each
+    covariance is taken over the records observing both variables (pairwise complete); a pair
+    of variables observed together in fewer than two records is a MeasureError (sdcMicro: NA).
+    ``robust=True`` uses the records complete in each file (covMcd takes no missing values).
+    Direction: higher = more loss; range [0, ∞). Does not need pairing.
 
     Example
     -------
@@ -224,22 +242,21 @@ def eigen_difference(
     """
     name = "eigen_difference"
     cols = _numeric_cols(original, masked, columns, name)
-    x = _complete(numeric_matrix(original, cols, name, "original"))
-    z = _complete(numeric_matrix(masked, cols, name, "masked"))
+    x = numeric_matrix(original, cols, name, "original")
+    z = numeric_matrix(masked, cols, name, "masked")
     seed = check_seed(seed, name)
-    if len(x) < 2 or len(z) < 2:
-        raise MeasureError(f"{name}: fewer than two complete records")
-    sx = _sd_checked(x, cols, name, "original")
-    sz = _sd_checked(z, cols, name, "masked")
-    xs = (x - x.mean(axis=0)) / sx
-    zs = (z - z.mean(axis=0)) / sz
     if robust:
+        x, z = _complete(x), _complete(z)
+        if len(x) < 2 or len(z) < 2:
+            raise MeasureError(f"{name}: fewer than two complete records")
+        xs = (x - x.mean(axis=0)) / _sd_checked(x, cols, name, "original")
+        zs = (z - z.mean(axis=0)) / _sd_checked(z, cols, name, "masked")
         cx, cz = mcd_covariance(xs, seed=seed), mcd_covariance(zs, seed=seed)
         cx = cx / np.sqrt(np.outer(np.diag(cx), np.diag(cx)))
         cz = cz / np.sqrt(np.outer(np.diag(cz), np.diag(cz)))
     else:
-        cx = np.atleast_2d(np.cov(xs, rowvar=False))
-        cz = np.atleast_2d(np.cov(zs, rowvar=False))
+        cx = _pairwise_scaled_cov(x, cols, name, "original")
+        cz = _pairwise_scaled_cov(z, cols, name, "masked")
     e1 = np.sort(np.linalg.eigvalsh(cx))[::-1]
     e2 = np.sort(np.linalg.eigvalsh(cz))[::-1]
     if (e1 <= 1e-12 * max(e1.max(), 1.0)).any():
@@ -248,6 +265,34 @@ def eigen_difference(
             "0); drop collinear variables"
         )
     return float(np.sum(np.abs(e1 - e2) / e1))
+
+
+def _pairwise_scaled_cov(x: np.ndarray, cols: Sequence[Hashable], measure: str, which: str
+                         ) -> np.ndarray:
+    """Covariance matrix of the standardised columns over pairwise complete records.
+
+    Each column is centred and scaled by the mean and (n − 1) standard deviation of its observed
+    values; entry (j, k) is the covariance over the records observing both j and k (their own
+    means, n_jk − 1 denominator). Without missing values this is the correlation matrix.
+    """
+    if x.shape[0] < 2:
+        raise MeasureError(f"{measure}: fewer than two records in the {which} file")
+    sd = _sd_checked(x, cols, measure, which)
+    xs = (x - np.nanmean(x, axis=0)) / sd
+    obs = ~np.isnan(xs)
+    if obs.all():
+        return np.atleast_2d(np.cov(xs, rowvar=False))
+    m = obs.astype(np.float64)
+    x0 = np.where(obs, xs, 0.0)
+    n_jk = m.T @ m
+    few = np.argwhere(np.triu(n_jk < 2))
+    if len(few):
+        j, k = few[0]
+        raise MeasureError(
+            f"{measure}: {cols[j]!r} and {cols[k]!r} are observed together in fewer than two "
+            f"records of the {which} file; their pairwise covariance is undefined")
+    s = x0.T @ m  # s[j, k] = sum of x_j over the records observing j and k
+    return (x0.T @ x0 - s * s.T / n_jk) / (n_jk - 1)
 
 
 # ---------------------------------------------------------------------------------- gamma
@@ -288,6 +333,9 @@ def il_correl(
     ``c = 1/√2`` follows sdcMicro and Młodak, Pietrzak & Józefowski (2022); Młodak (2020)
     originally proposed ``c = 1/2``. Direction: higher = more loss; range [0, 1]. Does not need
     pairing. MeasureError for a singular correlation matrix (naming the collinear variables).
+
+    Missing values: the records complete in each file (listwise), as sdcMicro's ``cor(use =
+    "complete.obs")``; a MeasureError when fewer than two remain.
 
     Example
     -------

@@ -58,6 +58,9 @@ def ks_test(
     asymptotic p-value (scipy ``ks_2samp``, two-sided). Direction: higher D (lower p) = more
     distortion; D ∈ [0, 1]. Does not need pairing.
 
+    Missing values: dropped per variable and file; a variable with no observed value in a file is a
+    MeasureError.
+
     Example
     -------
     >>> o = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]}); m = pd.DataFrame({"x": [3.0, 4.0, 5.0, 6.0]})
@@ -113,6 +116,9 @@ def ecdf_measures(
     multivariate ECDFs (z ≤ record componentwise) over complete records — O(N²·p), refused above
     ``max_joint_records`` pooled records. Direction: higher = more loss; U_m ∈ [0, 1],
     U_s ∈ [0, 1]. Does not need pairing.
+
+    Missing values: dropped per variable and file (marginal); the joint ECDF uses the complete
+    records; a variable with no observed value in a file is a MeasureError.
 
     Example
     -------
@@ -202,6 +208,9 @@ def propensity_score(
     [0, c(1 − c)] — 0 when the files cannot be told apart, 1/4 for completely distinguishable
     files of equal size. Does not need pairing.
 
+    Missing values: numbers are mean-imputed with a missing-value indicator; categories get a
+    missing category; an all-missing variable adds nothing.
+
     Example
     -------
     >>> o = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0] * 5})
@@ -260,6 +269,9 @@ def cluster_utility(
     w_j = G·n_j/N (``"size"``, so the weights average 1). Empty clusters are dropped from G.
     Direction: higher = more loss; range [0, max(c, 1 − c)²]; 0 when every cluster has the
     overall mix. Does not need pairing.
+
+    Missing values: as `propensity_score` (mean-imputed with a missing-value indicator; an
+    all-missing variable adds nothing).
 
     Example
     -------

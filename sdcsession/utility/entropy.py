@@ -85,6 +85,9 @@ def entropy(
     With ``weight`` the frequencies are sums of weights. For a DataFrame the categories are the
     combinations of its columns. Range [0, log n]; higher = more information.
 
+    Missing values: excluded from the frequencies but counted in n (``missing="exclude"``,
+    sdcMicro's rule) or a category of its own (``missing="category"``).
+
     Example
     -------
     >>> round(entropy(pd.Series(["a", "b", None, None])), 6)   # -(2 · 1/4 · log(1/4))
@@ -147,6 +150,8 @@ def entropy_change(
     make it negative) and ``relative_loss`` (loss / entropy_original, NaN-free: 0 when the original
     entropy is 0 and nothing changed). Does not need pairing.
 
+    Missing values: as `entropy` (excluded from the frequencies, counted in n).
+
     Example
     -------
     >>> o = pd.DataFrame({"k": ["a", "b", "c", "d"]}); m = o.assign(k=["a", "a", "c", "c"])
@@ -189,6 +194,8 @@ def ebil(
     array with ``categories``. Records with a missing masked value add nothing. Natural log by
     default. Direction: higher = more loss; range [0, n · log(#categories)]; 0 when the matrix is
     the identity. Does not need pairing (the original is only used for the prior).
+
+    Missing values: records with a missing masked value add nothing.
 
     Example
     -------
@@ -286,6 +293,8 @@ def dist(
     number of records of the anonymised table (k-anonymity utility metrics chapter). Direction:
     higher = more loss; range [0, 1] for generalisation/suppression (negative if masking adds
     detail). MeasureError for fewer than two masked records. Does not need pairing.
+
+    Missing values: a missing value is a value of its own (like "*").
 
     Example
     -------

@@ -141,6 +141,9 @@ def gdu(
 ) -> GduResult:
     """Global data utility of ``masked`` relative to ``original`` (model in the module docstring).
 
+    Missing values: a missing value of a categorical variable is a category of its own (a
+    suppression costs utility); continuous variables are compared on their observed values.
+
     Parameters
     ----------
     types : overrides of the inferred measurement types, ``{column: type}`` with type one of

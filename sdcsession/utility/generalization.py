@@ -57,6 +57,8 @@ def generalisation_counts(
     row "(total)" adds the variables and ``records_touched`` counts records with ≥ 1 operation.
     Direction: higher = more loss; range [0, n] per variable. Needs pairing.
 
+    Missing values: a value present in the original and missing in the masked file is a suppression.
+
     Example
     -------
     >>> o = pd.DataFrame({"zip": ["94141", "94142", "94139"]})
@@ -113,6 +115,9 @@ def equivalence_class_sizes(masked: pd.DataFrame, *, keys: Iterable[Hashable]) -
     Missing values form a value of their own; records with every key missing are suppressed
     records and get size 0. Series aligned to ``masked.index``.
 
+    Missing values: a missing key value is a value of its own (records with every key missing are
+    suppressed).
+
     Example
     -------
     >>> m = pd.DataFrame({"a": ["x", "x", "y"]})
@@ -132,6 +137,8 @@ def c_avg(masked: pd.DataFrame, *, keys: Iterable[Hashable], k: int) -> float:
     n counts the records not suppressed entirely (not every key missing) and #classes their
     equivalence classes on ``keys``; k is the anonymity level aimed at. Direction: higher = more
     loss (classes larger than needed); C_avg = 1 is the ideal for k-anonymity, range [1/k, n/k].
+
+    Missing values: a missing key value is a value of its own (see `equivalence_class_sizes`).
 
     Example
     -------
@@ -162,6 +169,9 @@ def discernibility(
     n = |T|. Suppressed records are those with every key missing, or given by ``suppressed`` (a
     count of records removed from the release — then n defaults to len(masked) + that count — or
     a boolean mask of records of ``masked``). Direction: higher = more loss; range [n, n²].
+
+    Missing values: a missing key value is a value of its own; records with every key missing are
+    suppressed.
 
     Example
     -------
@@ -275,6 +285,9 @@ def loss_metric(
     like the root. The loss of an attribute is the average over the masked records; the table
     loss ``total`` is the sum over attributes, weighted by ``weights`` when given. Direction:
     higher = more loss; attribute range [0, 1]. Does not need pairing.
+
+    Missing values: a missing masked value costs 1 (like the root); an all-missing numeric variable
+    is a MeasureError.
 
     Example
     -------

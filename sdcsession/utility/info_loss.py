@@ -214,6 +214,8 @@ def info_loss(original: pd.DataFrame, swapped: pd.DataFrame,
               margins: bool = True) -> InfoLoss:
     """Change of frequency tables between ``original`` and ``swapped`` (sdcMicro ``infoLoss``).
 
+    Missing values: a missing value is a category of its own in the frequency tables.
+
     Parameters
     ----------
     original, swapped : the files before and after masking (they may differ in length).

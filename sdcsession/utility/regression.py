@@ -115,6 +115,8 @@ def fit_formula(data: pd.DataFrame, formula: str, *, model: str = "ols",
     arbitrary Python); coefficient names are patsy's (``"C(sex)[T.m]"``, ``"I(age ** 2)"``).
     Records with a missing value in a variable of the model are left out.
 
+    Missing values: records with a missing value in a model variable are left out (listwise).
+
     Raises
     ------
     ParameterError
@@ -169,6 +171,9 @@ def compare_regression(
     Missing values drop the record from that fit (statsmodels' default). ``formula`` is parsed
     by the safe formula language of ``sdcsession.formula`` and never evaluated as Python
     (see the module docstring); ``model="logit"`` needs a 0/1 (or boolean) outcome.
+
+    Missing values: records with a missing value in a model variable are dropped from that fit
+    (listwise, statsmodels' default).
 
     Raises
     ------
