@@ -7,8 +7,8 @@ least k times in the population. ``KMap(k, population=...)`` takes either
 - a population table (key columns and a ``count`` column): the class's population count
   ``F_E ≥ k`` (the table is generalised with the data);
 - or an estimator, when only the sample is known. The sample is a fraction ``π = n / N`` of the
-  population (``n`` records, ``N`` from ``population_size`` or the sum of the sampling
-  ``weight``\\ s); a population class of size F shows f ~ Binomial(F, π) records in the sample.
+  population (``n`` records, ``N`` from ``population_size`` or the sum of the sampling weight
+  column ``weight``); a population class of size F shows f ~ Binomial(F, π) sample records.
 
   * ``"poisson"`` (El Emam & Dankar's D3; Pannekoek 1999) and ``"zero_truncated_poisson"``
     (their D4, the sample class is known to be non-empty): with X ~ Poisson(λ = k·π) (or its
