@@ -28,15 +28,14 @@ from .models import (
     AverageRisk,
     BetaLikeness,
     DeltaDisclosure,
-    DeltaPresence,
     DistinctLDiversity,
     EntropyLDiversity,
     KAnonymity,
-    KMap,
     PrivacyModel,
     RecursiveCLDiversity,
     TCloseness,
 )
+from .population import ESTIMATORS, DeltaPresence, KMap
 from .treatment import GeneralizationResult, Generalize, generalize_frame
 
 __all__ = [
@@ -45,4 +44,5 @@ __all__ = [
     "DeltaPresence", "AverageRisk", "check", "CheckResult", "search", "SearchResult",
     "evaluate_node", "NodeResult", "generalize_frame", "Generalize", "GeneralizationResult",
     "METRICS", "SensitiveDomain", "emd_equal", "emd_ordered", "emd_hierarchical",
+    "ESTIMATORS",
 ]

@@ -5,7 +5,8 @@ values: a record whose keys are *all* missing is a suppressed record and is left
 class (and of the models' checks); a missing value in some keys only is a value of its own
 ("*"-like, not sdcMicro's wildcard), so such records form classes with the same pattern. The
 overall distribution of a sensitive column (t-closeness, δ-disclosure, β-likeness) is over all
-records of the data, suppressed ones included (their sensitive values are released).
+records of the data (of the research subset, with a `DeltaPresence`), suppressed ones included
+(their sensitive values are released).
 
 Examples
 --------
@@ -28,14 +29,8 @@ import pandas as pd
 
 from ..errors import ParameterError
 from .distances import SensitiveDomain
-from .models import (
-    ClassTable,
-    Context,
-    DeltaPresence,
-    KMap,
-    PrivacyModel,
-    model_from_dict,
-)
+from .models import ClassTable, Context, PrivacyModel, model_from_dict
+from .population import KMap, research_subset, violation_matrix, weight_totals
 
 __all__ = ["check", "CheckResult", "as_models", "build_context", "check_model_columns"]
 
@@ -67,28 +62,31 @@ def check_model_columns(models: Sequence[PrivacyModel], keys: Sequence[Hashable]
             if c not in cols:
                 raise ParameterError(f"privacy: unknown sensitive column {c!r} of "
                                      f"{m.describe()}")
-        if isinstance(m, KMap):
+        if isinstance(m, KMap) and m.weight is not None:
+            if m.weight in keys:
+                raise ParameterError(f"weight: column {m.weight!r} of {m.describe()} is a "
+                                     "quasi-identifier")
+            if m.weight not in cols:
+                raise ParameterError(f"weight: unknown column {m.weight!r} of {m.describe()}")
+        if isinstance(m, KMap) and m.estimator is None:
             pkeys = [c for c in m.population[0] if c != "count"]
             if sorted(map(str, pkeys)) != sorted(map(str, keys)):
                 raise ParameterError(f"population: its key columns {pkeys} must be the "
                                      f"quasi-identifiers {list(keys)}")
 
 
-def build_context(data: pd.DataFrame, models: Sequence[PrivacyModel]) -> Context:
-    """Encode every sensitive column the models read (over all records)."""
-    ctx = Context()
+def build_context(data: pd.DataFrame, models: Sequence[PrivacyModel],
+                  released: np.ndarray | None = None) -> Context:
+    """Encode every sensitive column the models read (overall distributions over the
+    ``released`` records — a research subset — or all records), with the number of released
+    records and the sums of k-map weight columns over them."""
+    ctx = Context(n=len(data) if released is None else int(np.count_nonzero(released)))
     for m in models:
         for c in m.columns:
             if c not in ctx.domains:
-                ctx.domains[c] = SensitiveDomain.build(data[c], c)
+                ctx.domains[c] = SensitiveDomain.build(data[c], c, released)
+    ctx.totals.update(weight_totals(data, models, released))
     return ctx
-
-
-def _subset_mask(m: DeltaPresence, n: int) -> np.ndarray:
-    sub = np.asarray(m.subset, dtype=bool)
-    if len(sub) != n:
-        raise ParameterError(f"subset: expected one True/False per record ({n}), got {len(sub)}")
-    return sub
 
 
 def _keys(data: pd.DataFrame, keys: Any) -> list[Hashable]:
@@ -119,7 +117,8 @@ def _joint(frames: list[pd.DataFrame], keys: list[Hashable]) -> tuple[np.ndarray
 @attrs.frozen(eq=False)
 class CheckResult:
     """Result of `check`: ``holds`` per model, ``class_ids`` per record (−1 = suppressed),
-    ``violations`` (classes × models), ``sizes`` of the classes, ``n_suppressed``.
+    ``violations`` (classes × models), ``sizes`` of the classes (their research-subset records
+    when a `DeltaPresence` is checked), ``n_suppressed``.
 
     ``to_frame()`` has one row per model; ``failing_records(i)`` is a boolean Series of the
     records in classes violating model i; ``bool(result)`` is True when every model holds.
@@ -170,7 +169,8 @@ def check(data: pd.DataFrame, keys: Sequence[str] | str, models: Any) -> CheckRe
 
     A `KMap` population table is matched on the key values as they are in ``data`` (generalise
     it with `generalize_frame` to check a generalised file); a `DeltaPresence` subset is a
-    boolean mask over the records of ``data``.
+    boolean mask over the records of ``data``, and with it every other model is checked on the
+    subset's records of each class (``sdcsession.privacy.population``).
 
     Examples
     --------
@@ -185,8 +185,9 @@ def check(data: pd.DataFrame, keys: Sequence[str] | str, models: Any) -> CheckRe
     models = as_models(models)
     check_model_columns(models, keys, data.columns)
     n = len(data)
+    sub = research_subset(models, n)
     frames = [data[keys]]
-    kmaps = [m for m in models if isinstance(m, KMap)]
+    kmaps = [m for m in models if isinstance(m, KMap) and m.estimator is None]
     pops = [m.frame() for m in kmaps]
     frames += [p[keys] for p in pops]
     joint, all_na = _joint(frames, keys)
@@ -195,17 +196,19 @@ def check(data: pd.DataFrame, keys: Sequence[str] | str, models: Any) -> CheckRe
     cls, inv = np.unique(joint[:n][kept], return_inverse=True)
     ids[kept] = inv
     g = len(cls)
-    sizes = np.bincount(ids[kept], minlength=g)
-    ctx = build_context(data, models)
-    table = ClassTable(sizes)
+    rel = kept if sub is None else kept & sub
+    sizes = np.bincount(ids[rel], minlength=g)
+    ctx = build_context(data, models, sub)
+    table = ClassTable(sizes, universe=None if sub is None else np.bincount(ids[kept],
+                                                                            minlength=g))
     for c, dom in ctx.domains.items():
-        table.sensitive[c] = np.bincount(ids[kept] * dom.m + dom.codes[kept],
+        table.sensitive[c] = np.bincount(ids[rel] * dom.m + dom.codes[rel],
                                          minlength=g * dom.m).reshape(g, dom.m)
     viol = np.zeros((g, len(models)), dtype=bool)
     holds = []
     off = n
     for i, m in enumerate(models):
-        if isinstance(m, KMap):
+        if isinstance(m, KMap) and m.estimator is None:
             p = pops[kmaps.index(m)]
             pj = joint[off:off + len(p)]
             off += len(p)
@@ -213,14 +216,11 @@ def check(data: pd.DataFrame, keys: Sequence[str] | str, models: Any) -> CheckRe
             hit = (pos < g) & (cls[np.minimum(pos, g - 1)] == pj) if g else np.zeros(0, bool)
             table.population = np.bincount(pos[hit], weights=p["count"].to_numpy(float)[hit],
                                            minlength=g)
-        if isinstance(m, DeltaPresence):
-            sub = _subset_mask(m, n)
-            table.subset = np.bincount(ids[kept], weights=sub[kept].astype(float), minlength=g)
-        if m.scope == "release":
-            ok = m.holds_release(sizes)
-        else:
-            viol[:, i] = m.violations(table, ctx)
-            ok = not viol[:, i].any()
-        holds.append(bool(ok))
+            viol[:, i] = violation_matrix([m], table, ctx)[:, 0]
+    rest = [i for i, m in enumerate(models) if not (isinstance(m, KMap) and m.estimator is None)]
+    viol[:, rest] = violation_matrix([models[i] for i in rest], table, ctx)
+    for i, m in enumerate(models):
+        holds.append(bool(m.holds_release(sizes) if m.scope == "release"
+                          else not viol[:, i].any()))
     return CheckResult(models, tuple(holds), pd.Series(ids, index=data.index, name="class"),
                        sizes, viol, int((~kept).sum()))

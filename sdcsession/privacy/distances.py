@@ -63,8 +63,10 @@ class SensitiveDomain:
         return len(self.labels)
 
     @classmethod
-    def build(cls, values: pd.Series, column: Hashable) -> SensitiveDomain:
-        """Encode ``values`` (all records: the overall distribution is over the whole data)."""
+    def build(cls, values: pd.Series, column: Hashable,
+              released: np.ndarray | None = None) -> SensitiveDomain:
+        """Encode ``values`` (all records); the overall distribution is over the ``released``
+        records (a boolean mask: a research subset) or over the whole data."""
         codes, uniq = pd.factorize(values, use_na_sentinel=True)
         codes = codes.astype(np.int64)
         labels = list(np.asarray(uniq, dtype=object))
@@ -73,7 +75,8 @@ class SensitiveDomain:
             codes[codes < 0] = len(labels)
             labels.append(None)
         m = len(labels)
-        counts = np.bincount(codes, minlength=m).astype(np.float64)
+        counts = np.bincount(codes if released is None else codes[released],
+                             minlength=m).astype(np.float64)
         ref = counts / max(counts.sum(), 1.0)
         order = _value_order(np.asarray(uniq, dtype=object))
         rank = np.empty(m, dtype=np.int64)

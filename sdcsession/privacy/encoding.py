@@ -25,10 +25,10 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
 from ..utility.hierarchy import Hierarchy
 from .check import build_context
-from .models import Context, DeltaPresence, KMap, PrivacyModel
+from .models import Context, PrivacyModel
+from .population import KMap, research_subset
 
 __all__ = ["QI", "Base", "encode", "joint_key"]
 
@@ -94,24 +94,30 @@ def joint_key(codes: np.ndarray, radices: Sequence[int]) -> np.ndarray:
 @attrs.define(eq=False)
 class Base:
     """The level-0 class table: ``qis``, ``class_of`` per record (−1: all quasi-identifiers
-    missing, a suppressed record), ``codes`` (q × G0), ``sizes``, ``sensitive`` count matrices,
-    ``subset`` counts, the population table's codes and counts, and the model context."""
+    missing, a suppressed record), ``codes`` (q × G0), ``sizes`` (released records per class:
+    the research subset's with a `DeltaPresence`, else all), ``sensitive`` count matrices (over
+    the released records), ``universe`` (all records per class, with a research subset only),
+    the population table's codes and counts, the model context, ``n`` released records,
+    ``released`` (boolean per record, or None: all) and ``n_records`` of the data."""
 
     qis: list[QI]
     class_of: np.ndarray
     codes: np.ndarray
     sizes: np.ndarray
     sensitive: dict[Hashable, np.ndarray]
-    subset: np.ndarray | None
+    universe: np.ndarray | None
     pop_codes: np.ndarray | None
     pop_counts: np.ndarray | None
     ctx: Context
     n: int
+    released: np.ndarray | None = None
+    n_records: int = 0
 
     @property
     def n_presuppressed(self) -> int:
-        """Records whose quasi-identifiers are all missing already."""
-        return int((self.class_of < 0).sum())
+        """Released records whose quasi-identifiers are all missing already."""
+        pre = self.class_of < 0
+        return int((pre if self.released is None else pre & self.released).sum())
 
 
 def encode(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
@@ -119,7 +125,8 @@ def encode(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
     """Encode ``data`` for the search (see the module docstring)."""
     names = list(hierarchies)
     n = len(data)
-    kmaps = [m for m in models if isinstance(m, KMap)]
+    sub = research_subset(models, n)
+    kmaps = [m for m in models if isinstance(m, KMap) and m.estimator is None]
     pops = [m.frame() for m in kmaps]
     qis = []
     pcodes = []
@@ -143,20 +150,21 @@ def encode(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
     g = len(uniq)
     codes = np.zeros((q, g), dtype=np.int64)
     codes[:, ids] = rec[:, kept]
-    sizes = np.bincount(ids, minlength=g).astype(np.int64)
-    ctx = build_context(data, models)
-    sens = {c: np.bincount(ids * d.m + d.codes[kept], minlength=g * d.m).reshape(g, d.m)
+    ctx = build_context(data, models, sub)
+    if sub is None:
+        sizes = np.bincount(ids, minlength=g).astype(np.int64)
+        universe = None
+        rid, rows = ids, kept
+    else:
+        universe = np.bincount(ids, minlength=g).astype(np.int64)
+        rsub = sub[kept]
+        sizes = np.bincount(ids[rsub], minlength=g).astype(np.int64)
+        rid, rows = ids[rsub], kept & sub
+    sens = {c: np.bincount(rid * d.m + d.codes[rows], minlength=g * d.m).reshape(g, d.m)
             for c, d in ctx.domains.items()}
-    subset = None
     pop_codes = pop_counts = None
-    for m in models:
-        if isinstance(m, DeltaPresence):
-            sub = np.asarray(m.subset, dtype=bool)
-            if len(sub) != n:
-                raise ParameterError(f"subset: expected one True/False per record ({n}), got "
-                                     f"{len(sub)}")
-            subset = np.bincount(ids, weights=sub[kept].astype(np.float64), minlength=g)
     if pops:
         pop_codes = np.stack(pcodes) if q else np.zeros((0, sum(map(len, pops))), np.int64)
         pop_counts = np.concatenate([p["count"].to_numpy(np.float64) for p in pops])
-    return Base(qis, class_of, codes, sizes, sens, subset, pop_codes, pop_counts, ctx, n)
+    return Base(qis, class_of, codes, sizes, sens, universe, pop_codes, pop_counts, ctx,
+                ctx.n, sub, n)

@@ -19,8 +19,11 @@ node's successors have larger bounds, so the result is a feasible node of least 
 whole lattice, also with suppression (where the loss itself is not monotone). Monotone models
 (k-anonymity, distinct l-diversity, k-map) are used for tagging: a node infeasible for them alone
 makes all its predecessors infeasible, and when every model is monotone a feasible node makes
-all its successors feasible (both tags are recorded for the lattice plot). The metrics
-"discernibility", "aecs" and "kl" have no such bound: every node is evaluated.
+all its successors feasible (both tags are recorded for the lattice plot). "discernibility" and
+"aecs" have a bound from the class structure (``metrics.Metrics.table_bound``, with its proof):
+an a-priori one from the levels, raised for every node above an evaluated node to that node's
+bound (a node popped with an outdated key is pushed back with the raised one). "kl" has no
+bound: every node is evaluated.
 
 ``search="heuristic"``: greedy ascent from the bottom node: evaluate the direct successors of
 the current node and move to the one with the fewest suppressed records (ties: least loss),
@@ -51,8 +54,9 @@ import pandas as pd
 from ..errors import TreatmentError
 from ..utility.hierarchy import Hierarchy
 from .encoding import Base, encode, joint_key
-from .metrics import BOUNDED, Metrics
+from .metrics import BOUNDED, ROLLED, Metrics
 from .models import ClassTable, PrivacyModel
+from .population import violation_matrix
 
 __all__ = ["search", "SearchResult", "NodeResult", "evaluate_node", "Engine"]
 
@@ -62,13 +66,13 @@ CACHE_BUDGET = 40_000_000
 
 @attrs.define(eq=False)
 class Table:
-    """Class table of a node: codes (q × G) at ``levels``, sizes, sensitive counts, subset."""
+    """Class table of a node: codes (q × G) at ``levels``, sizes, sensitive counts, universe."""
 
     levels: tuple[int, ...]
     codes: np.ndarray
     sizes: np.ndarray
     sensitive: dict[Hashable, np.ndarray]
-    subset: np.ndarray | None
+    universe: np.ndarray | None
 
     @property
     def weight(self) -> int:
@@ -79,7 +83,8 @@ class Table:
 @attrs.frozen
 class NodeResult:
     """Evaluation of one node: ``suppressed`` (records newly suppressed), ``monotone_suppressed``
-    (by the monotone models alone), ``feasible``, ``loss`` (None if not computed), ``classes``."""
+    (by the monotone models alone), ``feasible``, ``loss`` (None if not computed), ``classes``
+    and ``bound`` (a lower bound of the loss at this node and every generalisation of it)."""
 
     levels: tuple[int, ...]
     suppressed: int
@@ -87,6 +92,7 @@ class NodeResult:
     feasible: bool
     loss: float | None
     classes: int
+    bound: float = 0.0
 
 
 @attrs.frozen
@@ -117,6 +123,7 @@ class Engine:
         self.names = list(hierarchies)
         self.heights = tuple(qi.height for qi in self.base.qis)
         self.n = self.base.n
+        self.n_records = self.base.n_records
         self.limit = int(np.floor(max_suppression * self.n + 1e-9))
         self.metric = Metrics(self.base, metric)
         self.all_monotone = all(m.monotone and m.scope == "class" for m in self.models)
@@ -124,7 +131,7 @@ class Engine:
         self.cached = 0
         self.results: dict[tuple[int, ...], NodeResult] = {}
         b = self.base
-        self.root = Table(tuple(0 for _ in b.qis), b.codes, b.sizes, b.sensitive, b.subset)
+        self.root = Table(tuple(0 for _ in b.qis), b.codes, b.sizes, b.sensitive, b.universe)
 
     # ------------------------------------------------------------------ tables
     def _source(self, levels: tuple[int, ...]) -> Table:
@@ -155,7 +162,8 @@ class Engine:
             m = s.shape[1]
             idx = (ids[:, None] * m + np.arange(m)).ravel()
             sens[c] = np.bincount(idx, weights=s.ravel(), minlength=g * m).reshape(g, m)
-        sub = None if src.subset is None else np.bincount(ids, weights=src.subset, minlength=g)
+        sub = None if src.universe is None else np.bincount(ids, weights=src.universe,
+                                                            minlength=g)
         t = Table(levels, codes, sizes, sens, sub)
         return t, ids if src is self.root else np.empty(0, dtype=np.int64)
 
@@ -185,17 +193,10 @@ class Engine:
 
     def violations(self, t: Table) -> tuple[np.ndarray, np.ndarray]:
         """Per class: violating any class-level model, violating a monotone one."""
-        ct = ClassTable(t.sizes, t.sensitive, self._population(t), t.subset)
-        bad = np.zeros(len(t.sizes), dtype=bool)
-        mono = np.zeros(len(t.sizes), dtype=bool)
-        for m in self.models:
-            if m.scope != "class":
-                continue
-            v = m.violations(ct, self.base.ctx)
-            bad |= v
-            if m.monotone:
-                mono |= v
-        return bad, mono
+        ct = ClassTable(t.sizes, t.sensitive, self._population(t), t.universe)
+        v = violation_matrix(self.models, ct, self.base.ctx, fixpoint=True)
+        mono = [i for i, m in enumerate(self.models) if m.monotone and m.scope == "class"]
+        return v.any(axis=1), v[:, mono].any(axis=1)
 
     # ---------------------------------------------------------------- evaluate
     def evaluate(self, levels: tuple[int, ...], *, keep: bool = True) -> NodeResult:
@@ -208,7 +209,8 @@ class Engine:
         feasible = s <= self.limit and all(
             m.holds_release(t.sizes[~bad]) for m in self.models if m.scope == "release")
         loss = self.metric.value(self, t, bad, s) if feasible else None
-        r = NodeResult(levels, s, int(t.sizes[mono].sum()), feasible, loss, int((~bad).sum()))
+        r = NodeResult(levels, s, int(t.sizes[mono].sum()), feasible, loss,
+                       int(((~bad) & (t.sizes > 0)).sum()), self.metric.table_bound(t))
         self.results[levels] = r
         if keep:
             self._remember(t)
@@ -220,7 +222,7 @@ class Engine:
         t, ids0 = self._root_table(levels)
         bad, _ = self.violations(t)
         cls = self.base.class_of
-        out = np.ones(self.n, dtype=bool)
+        out = np.ones(self.n_records, dtype=bool)
         kept = cls >= 0
         out[kept] = bad[ids0[cls[kept]]]
         return out
@@ -283,16 +285,7 @@ def search(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
             cur = r.levels
         best = r if r.feasible else None
     else:
-        bounded = eng.metric.name in BOUNDED
-        heap = [(eng.metric.bound(nd) if bounded else 0.0, sum(nd), nd) for nd in nodes]
-        heapq.heapify(heap)
-        while heap:
-            lb, _, nd = heapq.heappop(heap)
-            if bounded and best is not None and lb >= best.loss - 1e-12 * max(1.0, abs(best.loss)):
-                break
-            r = eng.evaluate(nd)
-            if r.feasible and (best is None or r.loss < best.loss):  # type: ignore[operator]
-                best = r
+        best = _optimal(eng, nodes)
     if best is None:
         worst = min(eng.results.values(), key=lambda x: (x.suppressed, sum(x.levels)))
         need = worst.suppressed
@@ -307,6 +300,36 @@ def search(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
     return SearchResult(dict(zip(eng.names, best.levels, strict=True)), eng.metric.name,
                         float(best.loss), best.suppressed, len(eng.results), len(nodes),
                         search, frame)
+
+
+def _optimal(eng: Engine, nodes: list[tuple[int, ...]]) -> NodeResult | None:
+    """Best-first branch and bound (module docstring). ``lb`` holds each node's bound: the
+    metric's a-priori bound, raised to the ``bound`` of every evaluated node below it (valid:
+    NodeResult.bound bounds the node and all its generalisations). A node popped with an
+    outdated key goes back with its raised key; the search stops when the least key is not
+    below the best loss, since no node left can then beat it."""
+    m = eng.metric
+    bounded = m.name in BOUNDED
+    lv = np.array(nodes, dtype=np.int64).reshape(len(nodes), len(eng.heights))
+    lb = np.array([m.bound(nd) if bounded else 0.0 for nd in nodes])
+    rolled = bounded and m.name in ROLLED
+    heap = [(lb[i], sum(nd), i) for i, nd in enumerate(nodes)]
+    heapq.heapify(heap)
+    best: NodeResult | None = None
+    while heap:
+        key, depth, i = heapq.heappop(heap)
+        if lb[i] > key:
+            heapq.heappush(heap, (lb[i], depth, i))
+            continue
+        if bounded and best is not None and key >= best.loss - 1e-12 * max(1.0, abs(best.loss)):
+            break
+        r = eng.evaluate(nodes[i])
+        if rolled:
+            up = (lv >= lv[i]).all(axis=1)
+            lb[up] = np.maximum(lb[up], r.bound)
+        if r.feasible and (best is None or r.loss < best.loss):  # type: ignore[operator]
+            best = r
+    return best
 
 
 def _lattice_frame(eng: Engine, nodes: list[tuple[int, ...]], best: NodeResult
@@ -349,4 +372,5 @@ def evaluate_node(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
     feasible = s <= eng.limit and all(
         m.holds_release(t.sizes[~bad]) for m in eng.models if m.scope == "release")
     return NodeResult(lv, s, int(t.sizes[mono].sum()), feasible,
-                      eng.metric.value(eng, t, bad, s), int((~bad).sum()))
+                      eng.metric.value(eng, t, bad, s), int(((~bad) & (t.sizes > 0)).sum()),
+                      eng.metric.table_bound(t))

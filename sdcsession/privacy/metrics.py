@@ -22,7 +22,10 @@ whose quasi-identifiers were all missing already), E the released equivalence cl
   suppressed records over the whole domain.
 
 The first four have a lower bound (the loss with nothing suppressed) that grows with the levels:
-the optimal search prunes with it (``BOUNDED``).
+the optimal search prunes with it (``BOUNDED``). Discernibility and AECS (``ROLLED``) have a bound
+from the class structure (proved at `Metrics.table_bound`): a cheap one from the levels alone,
+and the bound of any evaluated node, which holds for all its generalisations. KL has none: the
+search evaluates every node.
 
 Examples
 --------
@@ -48,10 +51,12 @@ from .encoding import Base, joint_key
 if TYPE_CHECKING:  # pragma: no cover
     from .lattice import Engine, Table
 
-__all__ = ["METRICS", "BOUNDED", "Metrics"]
+__all__ = ["METRICS", "BOUNDED", "ROLLED", "Metrics"]
 
 METRICS = ("precision", "height", "loss", "entropy", "discernibility", "aecs", "kl")
-BOUNDED = frozenset({"precision", "height", "loss", "entropy"})
+BOUNDED = frozenset({"precision", "height", "loss", "entropy", "discernibility", "aecs"})
+#: metrics whose bound is raised by the evaluated nodes below a node
+ROLLED = frozenset({"discernibility", "aecs"})
 
 
 class Metrics:
@@ -100,6 +105,11 @@ class Metrics:
                 self.sup.append(sup)
                 self.totals.append(np.array([float((b.sizes * c[b.codes[i]]).sum())
                                              for c in per]))
+        if name in ROLLED:  # distinct level-j codes among the level-0 classes with records
+            has = b.sizes > 0
+            self.g0 = int(has.sum())
+            self.used = [[len(np.unique(qi.lift[(0, j)][b.codes[i][has]]))
+                          for j in range(qi.height + 1)] for i, qi in enumerate(b.qis)]
         if name == "kl":
             self.logbox = [[np.log(np.maximum(lc, 1).astype(np.float64)) for lc in qi.leafcount]
                            for qi in b.qis]
@@ -120,7 +130,45 @@ class Metrics:
                          / max(self.n, 1))
         if self.name == "entropy":
             return float(sum(self.totals[i][lv] for i, lv in enumerate(levels)))
+        if self.name in ROLLED:
+            prod = 1.0
+            for u, lv in zip(self.used, levels, strict=True):
+                prod *= u[lv]
+            return self._rolled(min(float(self.g0), prod), None)
         return 0.0
+
+    def _rolled(self, classes: float, square_sum: float | None) -> float:
+        """Discernibility or AECS bound from a number of classes with records (and, when known,
+        the sum of their squared sizes)."""
+        pre, n = self.pre, self.n
+        if self.name == "discernibility":
+            if square_sum is None:
+                square_sum = self.n_kept**2 / classes if classes > 0 else 0.0
+            return float(square_sum + pre * n)
+        return n / max(classes + (1 if pre > 0 else 0), 1)
+
+    def table_bound(self, t: Table) -> float:
+        """Lower bound of the loss at the node of table ``t`` and at every generalisation of it.
+
+        Proof (discernibility). Let E be the node's classes (before suppression; |E| counts the
+        released records), S ⊆ E the suppressed ones, pre the records suppressed before and
+        n = Σ|E| + pre. DM = Σ_{E∉S}|E|² + (Σ_{E∈S}|E| + pre)·n ≥ Σ_E |E|² + pre·n =: DM0,
+        since |E| ≤ n gives |E|·n ≥ |E|² for every suppressed class. A generalisation merges
+        classes, and (a + b)² ≥ a² + b² for a, b ≥ 0, so DM0 never decreases upwards in the
+        lattice: DM0 of this node bounds DM at this node and at every node above it. Before a
+        node is evaluated, Cauchy–Schwarz gives Σ_E|E|² ≥ (Σ_E|E|)²/G with G the number of
+        classes with records, and G ≤ min(G0, Π_i u_i(l_i)) (G0 level-0 classes, u_i(l) the
+        distinct level-l values of quasi-identifier i): ``bound(levels)``, also non-decreasing.
+
+        Proof (AECS = n / (kept classes + [any record suppressed])). If pre > 0 the denominator
+        is at most G + 1; if pre = 0, either nothing is suppressed (denominator = G) or a class
+        with records is suppressed (denominator ≤ (G − 1) + 1): AECS ≥ n / (G + [pre > 0]), and
+        G never increases upwards in the lattice (classes merge).
+        """
+        if self.name in ROLLED:
+            sz = np.asarray(t.sizes, dtype=np.float64)
+            return self._rolled(float(np.count_nonzero(sz)), float((sz**2).sum()))
+        return self.bound(t.levels)
 
     def _heights(self) -> list[int]:
         return [qi.height for qi in self.base.qis]
@@ -139,7 +187,7 @@ class Metrics:
             keep = t.sizes[~bad].astype(np.float64)
             return float((keep**2).sum() + s_all * self.n)
         if self.name == "aecs":
-            k = int((~bad).sum()) + (1 if s_all > 0 else 0)
+            k = int(((~bad) & (t.sizes > 0)).sum()) + (1 if s_all > 0 else 0)
             return self.n / max(k, 1)
         b = self.base
         if self.name in ("loss", "entropy"):
@@ -179,6 +227,7 @@ class Metrics:
         supp0 = bad[ids0]
         cls = np.where(supp0, 0.0, t.sizes[ids0] / self.n_kept * np.exp(-logbox))
         p2 = cls + (s / self.n_kept) * np.exp(-self.logdomain)
-        return float((p1 * np.log(p1 / p2)).sum())
+        has = p1 > 0  # level-0 classes without released records (research subset) add 0
+        return float((p1[has] * np.log(p1[has] / p2[has])).sum())
 
 

@@ -2,8 +2,9 @@
 
 Every model is checked on a table of equivalence classes (records with equal quasi-identifiers):
 class sizes |E|, per sensitive column a count matrix (classes × values), and, where needed,
-population counts (k-map) or research-subset counts (δ-presence). With p(s) the share of value s
-among *all* records of the data and q(s|E) its share in class E:
+population counts (k-map) or the data's counts per class (δ-presence). With p(s) the share of
+value s among the released records (all records of the data, or the research subset of a
+`DeltaPresence`) and q(s|E) its share in class E:
 
 - `KAnonymity` (Sweeney 2002): |E| ≥ k.
 - `DistinctLDiversity` (Machanavajjhala et al. 2007): at least l distinct values in E.
@@ -15,9 +16,8 @@ among *all* records of the data and q(s|E) its share in class E:
   the data (a value absent from E violates it: ln 0 = −∞).
 - `BetaLikeness` (enhanced, Cao & Karras 2012): for every s with q(s|E) > p(s):
   ``(q − p)/p ≤ min(β, −ln p)``.
-- `KMap` (El Emam & Dankar 2008): the class's combination occurs at least k times in a population
-  table (counts per combination; absent combinations count 0).
-- `DeltaPresence` (Nergiz, Atzori & Clifton 2007): δ(E) = |E ∩ subset| / |E| ∈ [δ_min, δ_max].
+- `KMap` and `DeltaPresence` (models relating the data to a population) are in
+  ``sdcsession.privacy.population``, with the rule for a research subset.
 - `AverageRisk` (prosecutor re-identification risk): the mean over records of 1/|E| (= #classes
   / #records) is at most ``max_risk``; a property of the whole release, not of classes.
 
@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 
 import attrs
 import numpy as np
-import pandas as pd
+import pandas as pd  # noqa: F401  (the doctests use it)
 
 from ..errors import ParameterError
 from ..methods.params import check_choice, check_int, check_number
@@ -57,7 +57,7 @@ from .distances import (
 
 __all__ = ["PrivacyModel", "ClassTable", "Context", "KAnonymity", "DistinctLDiversity",
            "EntropyLDiversity", "RecursiveCLDiversity", "TCloseness", "DeltaDisclosure",
-           "BetaLikeness", "KMap", "DeltaPresence", "AverageRisk", "MODELS", "model_from_dict"]
+           "BetaLikeness", "AverageRisk", "MODELS", "model_from_dict"]
 
 #: tag -> model class
 MODELS: dict[str, type[PrivacyModel]] = {}
@@ -65,22 +65,31 @@ MODELS: dict[str, type[PrivacyModel]] = {}
 
 @attrs.define
 class ClassTable:
-    """Equivalence classes: ``sizes`` (G,), ``sensitive`` {column: (G, m) counts},
-    ``population`` (G,) counts of a population table, ``subset`` (G,) research-subset counts."""
+    """Equivalence classes: ``sizes`` (G,) released records per class (the research subset's
+    records when a `DeltaPresence` subset is given, else all records), ``sensitive`` {column:
+    (G, m) counts over those records}, ``population`` (G,) counts of a k-map population table,
+    ``universe`` (G,) all records of the data per class (only with a research subset; the
+    population of δ-presence) and ``released`` (G,) the classes forming the release (for models
+    whose verdict depends on the whole release; None: every class with ``sizes > 0``)."""
 
     sizes: np.ndarray
     sensitive: dict[Hashable, np.ndarray] = attrs.field(factory=dict)
     population: np.ndarray | None = None
-    subset: np.ndarray | None = None
+    universe: np.ndarray | None = None
+    released: np.ndarray | None = None
 
 
 @attrs.define
 class Context:
     """What the models need beyond the classes: the encoded sensitive columns (overall
-    distributions over all records) and cached hierarchy trees."""
+    distributions over the released records), cached hierarchy trees, ``n`` the number of
+    released records (suppressed ones included) and ``totals`` {weight column: its sum over
+    them} (k-map estimators)."""
 
     domains: dict[Hashable, SensitiveDomain] = attrs.field(factory=dict)
     trees: dict[Any, tuple[np.ndarray, ...]] = attrs.field(factory=dict)
+    n: int = 0
+    totals: dict[Hashable, float] = attrs.field(factory=dict)
 
 
 def _column(v: Any) -> str:
@@ -92,11 +101,14 @@ def _column(v: Any) -> str:
 @attrs.frozen
 class PrivacyModel:
     """Base class: ``tag`` (for recipes), ``monotone`` (prunable with suppression), ``scope``
-    ("class": violations per class; "release": one verdict for the released classes)."""
+    ("class": violations per class; "release": one verdict for the released classes),
+    ``needs_release`` (a class's verdict depends on the other released classes: the search
+    suppresses until the released classes all pass, see ``population.violation_matrix``)."""
 
     tag: ClassVar[str] = ""
     monotone: ClassVar[bool] = False
     scope: ClassVar[str] = "class"
+    needs_release: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -333,108 +345,6 @@ class BetaLikeness(PrivacyModel):
         gain = (q[:, used] - pu) / pu
         bound = np.minimum(self.beta, -np.log(pu))
         return ((q[:, used] > pu) & (gain > bound + 1e-12)).any(axis=1)
-
-
-def _population(v: Any) -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...]]:
-    """A population table as (columns, rows) with the count last."""
-    if isinstance(v, Mapping) and set(v) == {"columns", "rows"}:
-        frame = pd.DataFrame([tuple(r) for r in v["rows"]], columns=list(v["columns"]))
-    elif isinstance(v, pd.DataFrame):
-        frame = v
-    else:
-        raise ParameterError("population: expected a DataFrame of key columns and a 'count' "
-                             f"column, got {type(v).__name__}")
-    if "count" not in frame.columns or len(frame.columns) < 2:
-        raise ParameterError("population: expected key columns and a column named 'count'")
-    cnt = pd.to_numeric(frame["count"], errors="coerce")
-    if cnt.isna().any() or (cnt < 0).any() or len(frame) == 0:
-        raise ParameterError("population: the 'count' column needs counts >= 0")
-    keys = [c for c in frame.columns if c != "count"]
-    if not all(isinstance(c, str) for c in keys):
-        raise ParameterError("population: key column names must be text")
-    rows = tuple(tuple(r) for r in frame[keys].astype(object).itertuples(index=False))
-    return (*keys, "count"), tuple((*r, int(c)) for r, c in zip(rows, cnt, strict=True))
-
-
-@attrs.frozen(eq=False)
-class KMap(PrivacyModel):
-    """Every class's combination occurs at least ``k`` times in the population: ``population``
-    is a table of key columns and a ``count`` column (counts per combination, at the level of
-    the quasi-identifiers' original values; the search generalises it with the data).
-
-    >>> pop = pd.DataFrame({"sex": ["m", "f"], "count": [10, 2]})
-    >>> KMap(3, population=pop).violations(ClassTable(np.array([1, 1]), population=np.array([10, 2])), Context()).tolist()
-    [False, True]
-    """
-
-    tag: ClassVar[str] = "k_map"
-    monotone: ClassVar[bool] = True
-    k: int = attrs.field(converter=lambda v: check_int("k", v, 1, 2**62))
-    population: tuple[Any, ...] = attrs.field(converter=_population)
-
-    def frame(self) -> pd.DataFrame:
-        """The population table as a DataFrame."""
-        cols, rows = self.population
-        return pd.DataFrame(list(rows), columns=list(cols))
-
-    def to_dict(self) -> dict[str, Any]:
-        cols, rows = self.population
-        return {"model": self.tag, "k": self.k,
-                "population": {"columns": list(cols), "rows": [list(r) for r in rows]}}
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, KMap) and self.to_dict() == other.to_dict()
-
-    def __hash__(self) -> int:
-        return hash((self.k, len(self.population[1])))
-
-    def violations(self, t: ClassTable, ctx: Context) -> np.ndarray:
-        pop = np.zeros(len(t.sizes)) if t.population is None else t.population
-        return pop < self.k
-
-
-def _subset(v: Any) -> tuple[bool, ...]:
-    if isinstance(v, (pd.Series, np.ndarray, list, tuple)):
-        arr = np.asarray(v, dtype=object)
-        if arr.ndim == 1 and all(isinstance(x, (bool, np.bool_)) for x in arr):
-            return tuple(bool(x) for x in arr)
-    raise ParameterError("subset: expected a boolean mask (one True/False per record: True for "
-                         "the records of the research sample)")
-
-
-@attrs.frozen(eq=False)
-class DeltaPresence(PrivacyModel):
-    """δ-presence: the share of research-sample records (``subset``, a boolean mask over the
-    data's records, which are the population) in every class is in [``dmin``, ``dmax``].
-
-    >>> t = ClassTable(np.array([4, 2]), subset=np.array([1, 2]))
-    >>> DeltaPresence(0.0, 0.5, [True, False]).violations(t, Context()).tolist()
-    [False, True]
-    """
-
-    tag: ClassVar[str] = "delta_presence"
-    dmin: float = attrs.field(converter=lambda v: check_number("dmin", v, 0.0, 1.0))
-    dmax: float = attrs.field(converter=lambda v: check_number("dmax", v, 0.0, 1.0))
-    subset: tuple[bool, ...] = attrs.field(converter=_subset)
-
-    def __attrs_post_init__(self) -> None:
-        if self.dmin > self.dmax:
-            raise ParameterError(f"dmin: expected dmin <= dmax, got {self.dmin} > {self.dmax}")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DeltaPresence) and self.to_dict() == other.to_dict()
-
-    def __hash__(self) -> int:
-        return hash((self.dmin, self.dmax, sum(self.subset)))
-
-    def __repr__(self) -> str:
-        return (f"DeltaPresence(dmin={self.dmin}, dmax={self.dmax}, subset=<{sum(self.subset)} of "
-                f"{len(self.subset)} records>)")
-
-    def violations(self, t: ClassTable, ctx: Context) -> np.ndarray:
-        sub = np.zeros(len(t.sizes)) if t.subset is None else t.subset
-        d = sub / np.maximum(t.sizes, 1)
-        return (d < self.dmin - 1e-12) | (d > self.dmax + 1e-12)
 
 
 @attrs.frozen

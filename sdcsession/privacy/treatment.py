@@ -35,7 +35,8 @@ from ..utility.hierarchy import Hierarchy
 from .check import as_models, check_model_columns
 from .lattice import Engine, search
 from .metrics import METRICS
-from .models import KMap, PrivacyModel
+from .models import PrivacyModel
+from .population import KMap
 
 __all__ = ["Generalize", "GeneralizationResult", "generalize_frame", "as_hierarchies"]
 
@@ -197,14 +198,30 @@ class Generalize(Treatment):
                 raise TreatmentError(f"generalize: hierarchies name column(s) {not_keys} that are "
                                      f"not key variables (keys: {list(roles.keys)})")
         try:
-            check_model_columns(self.privacy, cols, data.columns)
+            check_model_columns(self.models(roles), cols, data.columns)
         except ParameterError as e:
             raise TreatmentError(f"generalize: {e}") from None
 
+    def models(self, roles: Roles) -> tuple[PrivacyModel, ...]:
+        """The models, a k-map estimator without ``population_size`` or ``weight`` taking the
+        session's weight (`TreatmentError` when there is none)."""
+        out = []
+        for m in self.privacy:
+            if isinstance(m, KMap) and m.estimator is not None and m.population_size is None \
+                    and m.weight is None:
+                if not roles.weight:
+                    raise TreatmentError(
+                        f"generalize: {m.describe()} needs the population size: give "
+                        "population_size=N or weight=, or declare a weight in the session")
+                m = attrs.evolve(m, weight=roles.weight)
+            out.append(m)
+        return tuple(out)
+
     def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
-        eng = Engine(data, self.hierarchies, self.privacy, max_suppression=self.max_suppression,
+        models = self.models(roles)
+        eng = Engine(data, self.hierarchies, models, max_suppression=self.max_suppression,
                      metric=self.metric)
-        res = search(data, self.hierarchies, self.privacy, max_suppression=self.max_suppression,
+        res = search(data, self.hierarchies, models, max_suppression=self.max_suppression,
                      metric=self.metric, search=self.search, engine=eng)
         levels = tuple(res.levels[c] for c in eng.names)
         supp = eng.record_suppression(levels)

@@ -103,13 +103,38 @@ def test_optimum_equals_brute_force(models, ms):
             assert lv not in ok
 
 
-def test_discernibility_has_no_bound_and_checks_every_node():
+@pytest.mark.parametrize("models, ms", [
+    ([P.KAnonymity(3)], 0.02),
+    ([P.KAnonymity(5), P.DistinctLDiversity("diag", 2)], 0.03),
+    ([P.KAnonymity(2), P.TCloseness("diag", 0.2)], 0.0),
+])
+def test_discernibility_bound_prunes_and_keeps_the_optimum(models, ms):
     df = census(600)
-    models = [P.KAnonymity(3)]
-    r = P.search(df, HS, models, max_suppression=0.02, metric="discernibility")
-    feas = brute(df, HS, models, 0.02, metric="discernibility")
-    assert r.value == pytest.approx(min(f[0] for f in feas))
-    assert r.nodes_checked == r.nodes_total
+    r = P.search(df, HS, models, max_suppression=ms, metric="discernibility")
+    feas = brute(df, HS, models, ms, metric="discernibility")
+    assert r.value == pytest.approx(min(f[0] for f in feas), rel=1e-12)
+    # exhaustive: every node evaluated by the engine gives the same minimum
+    eng = P.lattice.Engine(df, HS, models, max_suppression=ms, metric="discernibility")
+    nodes = list(itertools.product(*[range(h.height + 1) for h in HS.values()]))
+    vals = [e.loss for lv in nodes if (e := eng.evaluate(lv)).feasible]
+    assert r.value == pytest.approx(min(vals), rel=1e-12)
+    assert r.nodes_checked < r.nodes_total
+
+
+def test_discernibility_and_aecs_bounds_are_valid_everywhere():
+    """The a-priori bound and the evaluated node's bound never exceed the loss of that node or
+    of any generalisation of it (the property the pruning relies on)."""
+    df = census(400)
+    models = [P.KAnonymity(3), P.DistinctLDiversity("diag", 2)]
+    nodes = list(itertools.product(*[range(h.height + 1) for h in HS.values()]))
+    for metric in ("discernibility", "aecs"):
+        eng = P.lattice.Engine(df, HS, models, max_suppression=1.0, metric=metric)
+        res = {lv: eng.evaluate(lv) for lv in nodes}
+        for lv, r in res.items():
+            assert eng.metric.bound(lv) <= r.loss * (1 + 1e-12)
+            for up, q in res.items():
+                if all(a >= b for a, b in zip(up, lv, strict=True)):
+                    assert r.bound <= q.loss * (1 + 1e-12), (metric, lv, up)
 
 
 @pytest.mark.parametrize("metric", ["height", "loss", "entropy", "aecs", "kl"])
