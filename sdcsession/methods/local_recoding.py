@@ -1,54 +1,59 @@
 """Progressive local recoding by pairing records (sdcMicro ``LocalRecProg``; Takemura 2002).
 
 Idea (Takemura 2002): a record whose combination of the key variables is too rare is *paired*
-with another record, and in every variable where the two differ both are recoded to their
+with a similar record, and in every variable where the two differ both are recoded to their
 closest common value: the lowest common ancestor in a hierarchy of coarser versions of the
-variable (``ancestors``), or, without a common ancestor, a missing value (local suppression).
-The pair then shares one combination. Pairs are chosen to keep as much information as possible
-(Takemura: a maximum-weight matching). Repeating this on the recoded data — the merged
-combinations are the new "records" — reaches k-anonymity for any k ("progressive" local
-recoding; sdcMicro's documentation: "to achieve bigger category sizes one can form new
-categories based on the recoding result and repeatedly apply this algorithm").
+variable (``ancestors``, e.g. town → district → region), or, without a common ancestor, a
+missing value (local suppression). The pair then shares one combination. Takemura chooses the
+pairs by a maximum-weight matching (weight: minus the information lost); sdcMicro's
+``LocalRecProg`` (Kowarik, Prantner, after the IHSN C++ code of Takemura's method) makes one
+such matching of all records, on a graph joining each record to its ``k_level`` nearest
+records (``FindLowestK`` searches the smallest such neighbourhood giving a complete matching),
+and states that larger groups (k-anonymity) are reached by "forming new categories based on the
+recoding result and repeatedly applying the algorithm": progressive local recoding.
 
-Definitions. Each variable v has levels 0 (the original value), 1..L_v (its ancestor columns,
-fine to coarse) and L_v + 1 (suppressed). A *unit* is a set of records with the same levels and
-values; n_u its records. Two units a, b meet on v at the smallest level ℓ ≥ max(ℓ_a, ℓ_b) at
-which their values agree (always at L_v + 1). The cost of merging them is the information their
-records lose,
+This implementation runs that progression to a stated k, on the frequency counts of this
+project (sdcMicro's convention: a missing value is a wildcard, matching any value; records with
+a missing key weigh ``alpha``), and recodes only what is needed:
 
-    cost(a, b) = Σ_v w_v [n_a (ℓ_v − ℓ_av) + n_b (ℓ_v − ℓ_bv)] / (L_v + 1),
+* a rare record (fk < k) is recoded to the common value of itself and the fewest partners that
+  give its combination k compatible records; partners are taken only where the common value is
+  a proper value (an ancestor): a value recoded to missing already matches every partner, so
+  the partner keeps its value. Thus 5 × (x, 1) and 1 × (y, 1) with k = 3 costs one suppression
+  (y → missing), not six;
+* the information lost by a recoding is the number of hierarchy levels climbed, weighted:
+  ``w_v / (L_v + 1)`` per level of variable v (L_v ancestor columns; missing is level L_v + 1),
+  so the cost of a candidate common value is
+  ``n_a Σ_v w_v (g_v − l_av)/(L_v + 1) + m · (levels the m partners climb)``;
+* each round every rare combination takes its cheapest common value (candidates visited in
+  increasing cost, lazily, over the lattice of level vectors: no table of all pairs), the
+  partners are recoded, fk is recounted, and rounds repeat until every record has fk ≥ k;
+* with alpha = 1 a final pass gives back suppressed values that are no longer needed
+  (two rare records suppressed in the same round where one suffices).
 
-with variable weights w_v (default 1; a larger weight protects the variable). Each round:
+The algorithm, its cost and its termination are detailed in
+``sdcsession.methods._local_recode_core``.
 
-1. units with n_u < k are *risky*; each risky unit finds its cheapest partner among all other
-   units (one vectorised cost matrix per block of risky units);
-2. a partner that is not risky and does not change (the risky unit is recoded into it) takes the
-   risky unit at once: any number of risky units may join one such partner in a round;
-3. the other proposals form a greedy matching: a pair is made when it is the cheapest proposal
-   of both its units (so all pairs of a round are disjoint; the cheapest proposal is always made,
-   and the rounds end);
-4. the records of each matched pair are recoded to their meeting levels.
+Differences from sdcMicro: ``LocalRecProg`` pairs all records once (2-anonymity at best; unmatched
+records keep their values) by an exact matching of O(n³) on the ``k_level``-nearest-neighbour
+graph and does not know wildcards; here ``k`` is the anonymity level reached, the pairing is
+greedy per round (cheapest common value of each rare combination), and only rare records and
+their needed partners change, so ``FindLowestK`` (a parameter of the neighbour graph) has no
+counterpart. Numeric variables (sdcMicro recodes a pair to its mean or range) are not offered:
+microaggregation (`sdcsession.methods.microaggregation`) is the method for them.
 
-Rounds repeat until no unit has fewer than k records. Every resulting combination of the
-``columns`` is then shared by at least k records (counting a missing value as a value of its own,
-which is stricter than the wildcard rule of the frequency counts).
-
-Differences from sdcMicro: ``LocalRecProg`` computes an exact maximum-weight matching (Edmonds'
-algorithm, O(n³)) for k = 2 and iterates it; we use the greedy matching of step 3 (a ½-
-approximation of the maximum weight, linear work per round) and let units of any size take part,
-so one call reaches any k. Its ``FindLowestK`` search and numeric variables are not offered.
-
-Reference: Takemura, A. (2002) Local recoding and record swapping by maximum weight matching for
-disclosure control of microdata sets, Journal of Official Statistics 18(2), 275–289. sdcMicro
-``LocalRecProg`` documentation.
+Reference: Takemura, A. (2002). Local recoding and record swapping by maximum weight matching
+for disclosure control of microdata sets. Journal of Official Statistics 18(2), 275–289.
+sdcMicro ``LocalRecProg`` ("Local recoding via Edmond's maximum weighted matching algorithm";
+A. Kowarik, B. Prantner, IHSN C++ code, A. Takemura).
 
 Example
 -------
 >>> import pandas as pd
->>> df = pd.DataFrame({"sex": ["m", "m", "f", "f", "f"], "age": ["20", "30", "20", "20", "40"]})
->>> out, notes = local_recode(df, ["sex", "age"], k=2)
->>> bool(out.value_counts(dropna=False).min() >= 2), notes["suppressed"]
-(True, {'sex': 0, 'age': 5})
+>>> df = pd.DataFrame({"a": ["x"] * 5 + ["y"], "b": ["1"] * 6})
+>>> out, notes = local_recode(df, ["a", "b"], k=3)
+>>> out["a"].fillna("?").tolist(), notes["suppressed"]
+(['x', 'x', 'x', 'x', 'x', '?'], {'a': 1, 'b': 0})
 """
 
 from __future__ import annotations
@@ -62,25 +67,20 @@ import pandas as pd
 
 from ..errors import ParameterError, TreatmentError
 from ..roles import Roles
+from ._local_recode_core import Hierarchy, recode
 from .base import Result, Treatment, check_int, check_number, require_columns
 from .noise import _names
 
 __all__ = ["local_recode", "LocalRecode"]
 
-#: the cost matrix of one block of risky units has at most this many cells
-BLOCK_CELLS = 4_000_000
-
 
 def _levels(data: pd.DataFrame, columns: tuple[str, ...], ancestors: dict[str, tuple[str, ...]]
-            ) -> list[np.ndarray]:
-    """Per variable a (L_v + 2) × n array of codes at each level (top level: all 0)."""
+            ) -> list[list[np.ndarray]]:
+    """Per variable the factorised codes at each non-top level (level 0 first, -1 = missing)."""
     out = []
     for c in columns:
         chain = [c, *ancestors.get(c, ())]
-        rows = []
-        for a in chain:
-            codes, _ = pd.factorize(data[a], sort=False)
-            rows.append(codes.astype(np.int64))
+        rows = [pd.factorize(data[a], sort=False)[0].astype(np.int64) for a in chain]
         for lo, hi, name in zip(rows[:-1], rows[1:], chain[1:], strict=False):
             ok = lo >= 0
             pairs = np.unique(np.column_stack([lo[ok], hi[ok]]), axis=0)
@@ -91,42 +91,39 @@ def _levels(data: pd.DataFrame, columns: tuple[str, ...], ancestors: dict[str, t
             if (ok & (hi < 0)).any():
                 raise TreatmentError(f"local_recode: ancestor column {name!r} of {c!r} is "
                                      "missing where the finer level is not")
-        rows.append(np.zeros(len(data), dtype=np.int64))
-        out.append(np.vstack(rows))
+        out.append(rows)
     return out
-
-
-def _meet(codes: np.ndarray, la: np.ndarray, lb: np.ndarray, ra: np.ndarray, rb: np.ndarray
-          ) -> np.ndarray:
-    """Meeting level of units (rows: la/ra, columns: lb/rb) on one variable."""
-    top = codes.shape[0] - 1
-    lo = np.maximum(la[:, None], lb[None, :])
-    meet = np.full(lo.shape, top, dtype=np.int64)
-    for lev in range(top - 1, -1, -1):  # loops over the few levels of one variable
-        eq = (codes[lev, ra][:, None] == codes[lev, rb][None, :]) & (lev >= lo)
-        meet = np.where(eq, lev, meet)
-    return meet
 
 
 def local_recode(data: pd.DataFrame, columns: Sequence[str], *, k: int = 2,
                  weights: Mapping[str, float] | None = None,
-                 ancestors: Mapping[str, Sequence[str]] | None = None
-                 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Recode rare combinations of ``columns`` locally, pair by pair, until k-anonymity.
+                 ancestors: Mapping[str, Sequence[str]] | None = None,
+                 alpha: float = 1.0) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Recode rare combinations of ``columns`` locally until every record has fk ≥ k.
 
     Parameters
     ----------
     data : the microdata (not modified).
     columns : categorical key variables.
-    k : every combination of ``columns`` ends with at least k records (≥ 2).
-    weights : importance of each column (default 1; cost of recoding it).
+    k : every record ends with fk ≥ k (≥ 2): at least k records compatible with its combination,
+        missing values counting as wildcards (the project's frequency counts).
+    weights : importance of each column (default 1; the cost of recoding it; a larger weight
+        keeps the column's values more often). sdcMicro ``weight``.
     ancestors : ``{column: [coarser column, even coarser column, ...]}``: nested coarser versions
-        of a column to recode to before suppressing (sdcMicro's ``ancestors``).
+        of a column to recode to before suppressing (sdcMicro ``ancestors`` /
+        ``ancestor_setting``).
+    alpha : weight of a record with missing keys in the counts (sdcMicro ``alpha``; the session
+        passes its own). With alpha < 1 no restoration pass is made.
 
-    Returns the new DataFrame and notes: ``recoded`` (records moved to an ancestor) and
-    ``suppressed`` (values set missing) per column, ``rounds``.
+    Returns
+    -------
+    The new DataFrame and notes: ``recoded`` (values moved to an ancestor) and ``suppressed``
+    (values set missing) per column, ``rounds``, ``restored`` (suppressions given back).
 
-    Reference: Takemura (2002); see the module docstring for the algorithm.
+    Algorithm: progressive local recoding (module docstring; Takemura 2002): each round, each
+    combination with fk < k is recoded with the fewest partners to its cheapest common value
+    (lowest common ancestor per variable, else missing), cost
+    ``n_a Σ_v w_v (g_v − l_av)/(L_v + 1) + partners' climb``; until no record has fk < k.
 
     Example
     -------
@@ -137,83 +134,31 @@ def local_recode(data: pd.DataFrame, columns: Sequence[str], *, k: int = 2,
     """
     columns = _names(columns, "columns")
     k = check_int("k", k, 2)
+    alpha = check_number("alpha", alpha, 0, 1)
     w = _check_weights(weights, columns)
     anc = _check_ancestors(ancestors, columns)
     require_columns(data, list(columns) + [a for v in anc.values() for a in v], "local_recode")
     n = len(data)
     if n < k:
         raise TreatmentError(f"local_recode: k={k} exceeds the {n} records")
-    codes = _levels(data, columns, anc)
-    p = len(columns)
-    top = np.array([cd.shape[0] - 1 for cd in codes])
-    wv = np.array([w.get(c, 1.0) for c in columns]) / top  # weight per level climbed
-    lev = np.column_stack([np.where(cd[0] < 0, t, 0) for cd, t in zip(codes, top, strict=True)])
-    start = lev.copy()
-    rounds = 0
-    while True:
-        cur = np.column_stack([codes[j][lev[:, j], np.arange(n)] for j in range(p)])
-        _, first, inv, cnt = np.unique(np.hstack([lev, cur]), axis=0, return_index=True,
-                                       return_inverse=True, return_counts=True)
-        inv = inv.ravel()
-        risky = np.flatnonzero(cnt < k)
-        if len(risky) == 0:
-            break
-        rounds += 1
-        ulev = lev[first]
-        best_b, best_cost, best_meet = _proposals(codes, ulev, first, cnt, risky, wv)
-        newlev = ulev.copy()
-        b_changes = (best_meet != ulev[best_b]).any(axis=1)
-        absorb = ~b_changes & (cnt[best_b] >= k)
-        newlev[risky[absorb]] = best_meet[absorb]
-        used = np.zeros(len(cnt), dtype=bool)
-        used[risky[absorb]] = True
-        used[best_b[absorb]] = True
-        m = np.flatnonzero(~absorb & ~used[risky] & ~used[best_b])
-        if len(m):
-            m = m[np.argsort(best_cost[m], kind="stable")]
-            rank = np.arange(len(m))
-            firsts = np.full(len(cnt), len(m))
-            np.minimum.at(firsts, risky[m], rank)
-            np.minimum.at(firsts, best_b[m], rank)
-            take = m[(firsts[risky[m]] == rank) & (firsts[best_b[m]] == rank)]
-            newlev[risky[take]] = best_meet[take]
-            newlev[best_b[take]] = best_meet[take]
-        lev = newlev[inv]
-    out = data.assign(**{c: _decode(data, c, anc.get(c, ()), lev[:, j], int(top[j]))
-                         for j, c in enumerate(columns)})
+    levels = _levels(data, columns, anc)
+    wv = np.array([w.get(c, 1.0) for c in columns])
+    H = Hierarchy.from_levels(levels, wv)
+    start = np.column_stack([np.where(lv[0] < 0, t, 0)
+                             for lv, t in zip(levels, H.top.tolist(), strict=True)])
+    lev, rounds, restored = recode(H, start, k, alpha, rank=-wv)
+    top = H.top
+    changed = {c: _decode(data, c, anc.get(c, ()), lev[:, j], int(top[j]))
+               for j, c in enumerate(columns) if (lev[:, j] != start[:, j]).any()}
+    out = data.assign(**changed) if changed else data.copy(deep=False)
     notes = {
-        "k": k, "rounds": rounds,
+        "k": k, "rounds": rounds, "restored": restored,
         "recoded": {c: int(((lev[:, j] > start[:, j]) & (lev[:, j] < top[j])).sum())
                     for j, c in enumerate(columns)},
         "suppressed": {c: int(((lev[:, j] == top[j]) & (start[:, j] < top[j])).sum())
                        for j, c in enumerate(columns)},
     }
     return out, notes
-
-
-def _proposals(codes: list[np.ndarray], ulev: np.ndarray, rep: np.ndarray, cnt: np.ndarray,
-               risky: np.ndarray, wv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Cheapest partner of each risky unit: partner, cost and meeting levels."""
-    n_units, p = ulev.shape
-    best_b = np.empty(len(risky), dtype=np.int64)
-    best_cost = np.empty(len(risky))
-    best_meet = np.empty((len(risky), p), dtype=np.int64)
-    step = max(1, BLOCK_CELLS // max(n_units * p, 1))
-    for s in range(0, len(risky), step):  # blocks of risky units, vectorised inside
-        a = risky[s:s + step]
-        cost = np.zeros((len(a), n_units))
-        meets = []
-        for j in range(p):
-            mt = _meet(codes[j], ulev[a, j], ulev[:, j], rep[a], rep)
-            meets.append(mt)
-            cost += wv[j] * (cnt[a][:, None] * (mt - ulev[a, j][:, None])
-                             + cnt[None, :] * (mt - ulev[:, j][None, :]))
-        cost[np.arange(len(a)), a] = np.inf
-        b = np.argmin(cost, axis=1)
-        best_b[s:s + step] = b
-        best_cost[s:s + step] = cost[np.arange(len(a)), b]
-        best_meet[s:s + step] = np.column_stack([mt[np.arange(len(a)), b] for mt in meets])
-    return best_b, best_cost, best_meet
 
 
 def _decode(data: pd.DataFrame, column: str, chain: tuple[str, ...], lev: np.ndarray,
@@ -245,7 +190,7 @@ def _check_weights(weights: Any, columns: tuple[str, ...]) -> dict[str, float]:
     for c, v in weights.items():
         if not isinstance(c, str) or c not in columns:
             raise ParameterError(f"weights: {c!r:.60} is not one of the columns {list(columns)}")
-        out[c] = check_number(f"weights[{c!r}]", v, 0, lo_open=True)
+        out[c] = check_number(f"weights[{c!r}]", v, 0, 1e6, lo_open=True)
     return out
 
 
@@ -283,9 +228,10 @@ class LocalRecode(Treatment):
         default=None, converter=lambda v: dict(v) if isinstance(v, Mapping) else v)
     ancestors: dict[str, tuple[str, ...]] | None = attrs.field(
         default=None, converter=lambda v: dict(v) if isinstance(v, Mapping) else v)
+    alpha: float = attrs.field(default=1.0)
 
     def __hash__(self) -> int:
-        return hash((self.columns, self.k, repr(self.weights), repr(self.ancestors)))
+        return hash((self.columns, self.k, repr(self.weights), repr(self.ancestors), self.alpha))
 
     @k.validator
     def _k(self, _a: Any, v: Any) -> None:
@@ -299,6 +245,10 @@ class LocalRecode(Treatment):
     def _an(self, _a: Any, v: Any) -> None:
         _check_ancestors(v, self.columns)
 
+    @alpha.validator
+    def _al(self, _a: Any, v: Any) -> None:
+        check_number("alpha", v, 0, 1)
+
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
         anc = _check_ancestors(self.ancestors, self.columns)
         require_columns(data, list(self.columns) + [a for v in anc.values() for a in v],
@@ -308,5 +258,5 @@ class LocalRecode(Treatment):
 
     def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
         out, notes = local_recode(data, self.columns, k=self.k, weights=self.weights,
-                                  ancestors=self.ancestors)
+                                  ancestors=self.ancestors, alpha=self.alpha)
         return Result(out, notes=notes)

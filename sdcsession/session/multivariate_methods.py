@@ -42,10 +42,14 @@ class MultivariateMethods:
         return self.apply(_build("microaggregation_gower", columns=columns, k=k,
                                  variable_weights=variable_weights, aggregate=aggregate))
 
-    def local_recode(self, columns: Iterable[str] | str, *, k: int = 2,
+    def local_recode(self, columns: Iterable[str] | str | None = None, *, k: int = 2,
                      weights: Mapping[str, float] | None = None,
                      ancestors: Mapping[str, Sequence[str]] | None = None) -> Any:
-        """Progressive local recoding by pairing records until every combination of
-        ``columns`` has k records (sdcMicro ``LocalRecProg``, Takemura 2002)."""
+        """Progressive local recoding (sdcMicro ``LocalRecProg``, Takemura 2002): each record
+        with fk < k is recoded with the fewest partners to their cheapest common value (lowest
+        common ancestor, else missing), until every record has fk ≥ k under the session's own
+        counts (missing = wildcard, the session's ``alpha``). ``columns`` default: the keys."""
+        if columns is None:
+            columns = list(self.roles.keys)
         return self.apply(_build("local_recode", columns=columns, k=k, weights=weights,
-                                 ancestors=ancestors))
+                                 ancestors=ancestors, alpha=self.alpha))
