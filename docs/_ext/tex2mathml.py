@@ -43,6 +43,7 @@ SYMBOLS = {
     "partial": "∂", "propto": "∝", "equiv": "≡", "lt": "<", "gt": ">", "prime": "′",
     "langle": "⟨", "rangle": "⟩", "backslash": "\\", "lvert": "|", "rvert": "|",
     "lVert": "‖", "rVert": "‖", "vert": "|", "Vert": "‖", "ll": "≪", "gg": "≫", "neg": "¬",
+    "ell": "ℓ", "hbar": "ℏ", "nabla": "∇", "aleph": "ℵ", "triangleq": "≜", "coloneqq": "≔",
     "emptyset": "∅", "cdotp": "⋅", "circ": "∘", "ast": "∗", "star": "⋆", "oplus": "⊕",
 }
 BIG = {"sum": "∑", "prod": "∏", "int": "∫", "bigcup": "⋃", "bigcap": "⋂"}
