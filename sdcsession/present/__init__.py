@@ -79,6 +79,18 @@ register_method(Sweep, "plot")(sweep_map)
 __all__ += ["sweep_map"]
 
 
+@register_method(Sweep, "_repr_html_")
+def _sweep_html(self: Sweep) -> str:
+    """A sweep in a notebook: its summary line and the scenario table (formatted numbers, the
+    frontier column shows which scenarios are not dominated)."""
+    import html as _html
+
+    from .compare_view import Comparison
+
+    table = Comparison(self.table).to_html_table()
+    return f"<p>{_html.escape(repr(self))}</p>{table}"
+
+
 @register_method(SdcSession, "workbench")
 def _session_workbench(self: SdcSession, *, background: bool | None = None) -> Any:
     """The interactive workbench bound to this session (an ``ipywidgets`` widget; needs the

@@ -411,3 +411,12 @@ def test_garbage_is_an_sdc_error_or_a_sweep_and_never_moves_head(where, value):
         return
     assert s.head.depth == 0
     assert len(sw.table) == len(sw.sessions) >= 1
+
+
+def test_sweep_shows_as_a_table_in_a_notebook():
+    df = sdc.datasets.synthetic_survey(200, seed=2)
+    s = sdc.SdcSession(df, keys=["region", "sex", "age5"], seed=3)
+    sw = s.sweep([("local_suppression", [{"k": 2}, {"k": 3}])])
+    html = sw._repr_html_()
+    assert html.startswith("<p>Sweep ") and html.count("<tr>") == 1 + len(sw.table)
+    assert "local suppression.k" in html and "frontier" in html
