@@ -99,8 +99,9 @@ class Counter:
 
     Parameters
     ----------
-    X : ``(n, p)`` int64 codes, ``-1`` missing (not copied; after changing it call `sync`).
-    W : ``(n,)`` or ``(n, r)`` weights (r weight columns summed at once).
+    X : ``(n, p)`` integer codes, ``-1`` missing (not copied; after changing it call `sync`).
+    W : ``(n,)`` or ``(n, r)`` weights (r weight columns summed at once); copied unless
+        ``copy=False``.
     cols : the key columns (indices into ``X``'s columns) that define compatibility.
     cards : number of categories per column of ``X`` (codes are ``< cards``).
 
@@ -130,18 +131,19 @@ class Counter:
     """
 
     KEEP = 3  # syncs a table survives without being used
+    CHUNK = 1 << 18  # codes (query rows x data patterns) looked up at once
+    BLOCK = 1 << 16  # query rows grouped by pattern at once
 
-    def __init__(self, X: np.ndarray, W: np.ndarray, cols: Sequence[int], cards: Sequence[int]):
+    def __init__(self, X: np.ndarray, W: np.ndarray, cols: Sequence[int], cards: Sequence[int],
+                 *, copy: bool = True):
         self.X = X
         W = np.asarray(W, dtype=np.float64)
-        self.W = (W[:, None] if W.ndim == 1 else W).copy()
+        W = W[:, None] if W.ndim == 1 else W
+        self.W = W.copy() if copy else W  # copy=False: the caller gives up W (no copy)
         self.cols = np.asarray(cols, dtype=np.int64)
         self.cards = np.array([max(int(cards[c]), 1) for c in self.cols], dtype=np.int64)
         self.snap = X[:, self.cols].copy()
-        self.snapf = self._filled(self.snap)  # missing replaced by its symbol (= the card)
-        bits = _bits(X, self.cols)
-        u, c = np.unique(bits, return_counts=True)
-        self.npat: dict[int, int] = dict(zip(u.tolist(), c.tolist()))
+        self.npat: dict[int, int] = {P: len(r) for P, r in _groups(_bits(X, self.cols)).items()}
         self.total = self.W.sum(axis=0)
         self.gen = 0
         self._cache: dict[int, _Table] = {}
@@ -164,14 +166,31 @@ class Counter:
                     mult[j] = mult[j + 1] * tb.radix[j + 1]
             tb.mult = mult
             if tb.plain:
-                inv, tb.u = pd.factorize(self._codes(self.snapf, tb))
-                # sums per code plus a zero row last, so that a miss (-1) gathers 0
-                tb.s = self._sums(inv, len(tb.u) + 1, self.W)
+                tb.u, tb.s = self._encode_sum(self._codes(self.snap, tb, filled=False), size)
             else:
                 self._build_dense(tb)
             self._cache[P] = tb
         tb.gen = self.gen
         return tb
+
+    def _encode_sum(self, code: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Distinct codes (ascending) and the weights summed per code, plus a zero row last
+        (a miss, -1, gathers 0). A code space no larger than the rows is counted densely
+        (``bincount``), a larger one through the sorted distinct codes; neither builds a hash
+        table over all rows."""
+        m = self.W.shape[1]
+        if size <= max(len(code), 1024):
+            present = np.bincount(code, minlength=size) > 0
+            u = np.flatnonzero(present)
+            cols = [np.bincount(code, weights=self.W[:, j], minlength=size)[u] for j in range(m)]
+        else:
+            u = np.unique(code)
+            inv = np.searchsorted(u, code)
+            cols = [np.bincount(inv, weights=self.W[:, j], minlength=len(u)) for j in range(m)]
+        s = np.zeros((len(u) + 1, m))
+        for j, c in enumerate(cols):
+            s[:-1, j] = c
+        return u.astype(np.int64, copy=False), s
 
     @staticmethod
     def _sums(inv: np.ndarray, m: int, W: np.ndarray) -> np.ndarray:
@@ -179,17 +198,28 @@ class Counter:
                                 for j in range(W.shape[1])])
 
     def _filled(self, rows: np.ndarray) -> np.ndarray:
-        """``rows`` (columns = the counter's keys) with missing (-1) replaced by its symbol."""
-        return np.where(rows < 0, self.cards, rows)
+        """``rows`` (columns = the counter's keys) with missing (-1) replaced by its symbol, in
+        the dtype of ``rows`` when the symbol fits (the codes of `encode_keys` leave room)."""
+        out = rows.copy()
+        dt = out.dtype
+        if out.size and int(self.cards.max()) > np.iinfo(dt).max:
+            out = out.astype(np.int64)
+        for j, c in enumerate(self.cards.tolist()):
+            col = out[:, j]
+            col[col < 0] = c
+        return out
 
     @staticmethod
-    def _codes(rowsf: np.ndarray, tb: _Table) -> np.ndarray:
-        """Codes (missing symbol included) of filled rows (see `_filled`)."""
-        if not tb.obs:
-            return np.zeros(len(rowsf), dtype=np.int64)
-        code = rowsf[:, tb.obs[0]] * tb.mult[0]
-        for j in range(1, len(tb.obs)):
-            code += rowsf[:, tb.obs[j]] * tb.mult[j]
+    def _codes(rowsf: np.ndarray, tb: _Table, filled: bool = True) -> np.ndarray:
+        """Codes (missing symbol included) of filled rows (see `_filled`); ``filled=False``:
+        of raw rows (-1 = missing), filled one column at a time (no filled copy of all rows)."""
+        code = np.zeros(len(rowsf), dtype=np.int64)
+        for j, t in enumerate(tb.obs):
+            v = rowsf[:, t].astype(np.int64)
+            if not filled:
+                v[v < 0] = tb.radix[j] - 1
+            v *= tb.mult[j]
+            code += v
         return code
 
     def _build_dense(self, tb: _Table) -> None:
@@ -232,11 +262,16 @@ class Counter:
 
         Query patterns are independent (each writes its own rows of the result), so large counts
         run them on a small thread pool: the hash lookups, gathers and reductions release the GIL.
+        More than ``BLOCK`` query rows are counted block by block (bounded temporaries).
         """
         m = len(Qx)
         nw = self.W.shape[1]
         out = np.zeros((m, nw))
         if m == 0 or len(self.X) == 0:
+            return out
+        if m > self.BLOCK:
+            for a in range(0, m, self.BLOCK):
+                out[a:a + self.BLOCK] = self.count(Qx[a:a + self.BLOCK])
             return out
         dpats = [q for q, c in self.npat.items() if c > 0]
         tasks = sorted(_groups(_bits(Qx, self.cols)).items(), key=lambda kv: -len(kv[1]))
@@ -279,7 +314,7 @@ class Counter:
             inv, _ = pd.factorize(rows @ tb.mult)
             rows = rows[_first_positions(inv)]
             res = np.zeros((len(rows), nw))
-        step = max(1, 4_000_000 // nq)
+        step = max(1, self.CHUNK // nq)  # bounded temporaries
         s = tb.s
         for a in range(0, len(rows), step):
             rw = rows[a:a + step]
@@ -318,7 +353,7 @@ class Counter:
         if len(R) == 0:
             return
         old, new = self.snap[R], cur[R]
-        oldf, newf = self.snapf[R], self._filled(new)
+        oldf, newf = self._filled(old), self._filled(new)
         oldW = self.W[R]
         newW = oldW if W is None else W[R]
         for b, c in zip(*np.unique(_bits(old, np.arange(len(self.cols))), return_counts=True)):
@@ -370,7 +405,6 @@ class Counter:
             for tb in tables:
                 update(tb)
         self.snap[R] = new
-        self.snapf[R] = newf
         if W is not None:
             self.W[R] = newW
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from ._kanon_counter import Counter
 from ._kanon_rows import _first_positions, _row_ids, _unique_rows
@@ -187,36 +188,84 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
 def _apply_donors(X: np.ndarray, cols: np.ndarray, acc: list[tuple[int, int]],
                   cell_rows: np.ndarray, vmask: np.ndarray, info: SolveInfo,
                   order: list[tuple[np.ndarray, int]]) -> int:
-    """Suppress key t in one non-violating record of the t-slice of each accepted cell."""
+    """Suppress key t in one non-violating record of the t-slice of each accepted cell.
+
+    The donor of a cell is the first record (in row order) that does not violate, is observed on
+    key t and equals the cell on the other keys (missing equal to missing). Rows are encoded on
+    the other keys (mixed radix, missing as one more symbol) in blocks and looked up among the
+    cells' codes, so no copy of all rows is made.
+    """
     done = 0
     by_t: dict[int, list[int]] = {}
     for c, t in acc:
         by_t.setdefault(t, []).append(c)
+    cards = np.maximum(X.max(axis=0).astype(np.int64) + 1, cell_rows.max(axis=0) + 1)
     for t, cs in by_t.items():
         v = cols[t]
-        q = cell_rows[cs][:, cols]
-        q[:, t] = -1
-        # donors: not violating, observed on v, exactly equal to the cell elsewhere
-        cand = np.flatnonzero(~vmask & (X[:, v] >= 0))
-        if len(cand) == 0:
+        other = [int(c) for j, c in enumerate(cols) if j != t]
+        radix = [int(cards[c]) + 1 for c in other]  # code + 1; 0 = missing
+        if np.prod([float(r) for r in radix]) >= 2.0 ** 62:
+            done += _apply_donors_rows(X, cols, t, cs, cell_rows, vmask, info, order)
             continue
-        rows = X[cand][:, cols].copy()
-        rows[:, t] = -1
-        allrows = np.concatenate([rows, q])
-        inv = _row_ids(allrows)
-        dinv, qinv = inv[: len(cand)], inv[len(cand):]
-        # first donor per code: donors come first, so their ids are 0..m-1 and a query id >= m
-        # has no donor
-        first = _first_positions(dinv)
-        hit = qinv < len(first)
-        for j in np.flatnonzero(hit):
-            r = cand[first[qinv[j]]]
-            if X[r, v] < 0:
+
+        qcode = _radix_code(cell_rows[cs], other, radix)
+        index = pd.Index(qcode)
+        first: dict[int, int] = {}
+        step = 1 << 18
+        for a in range(0, len(X), step):
+            blk = X[a:a + step]
+            hit = np.flatnonzero(index.get_indexer(_radix_code(blk, other, radix)) >= 0)
+            if len(hit) == 0:
+                continue
+            hit = hit[~vmask[a + hit] & (blk[hit, v] >= 0)]
+            for r, cd in zip((hit + a).tolist(), _radix_code(blk[hit], other, radix).tolist()):
+                first.setdefault(cd, r)
+        for cd in qcode.tolist():
+            r = first.get(cd)
+            if r is None or X[r, v] < 0:
                 continue
             X[r, v] = -1
             info.suppressed[r, v] = True
             order.append((np.array([r]), int(v)))
             done += 1
+    return done
+
+
+def _radix_code(rows: np.ndarray, cols: list[int], radix: list[int]) -> np.ndarray:
+    """Mixed-radix int64 code of ``rows`` on ``cols`` (code + 1 per column, 0 = missing)."""
+    code = np.zeros(len(rows), dtype=np.int64)
+    for c, r in zip(cols, radix):
+        code *= r
+        code += rows[:, c].astype(np.int64) + 1
+    return code
+
+
+def _apply_donors_rows(X: np.ndarray, cols: np.ndarray, t: int, cs: list[int],
+                       cell_rows: np.ndarray, vmask: np.ndarray, info: SolveInfo,
+                       order: list[tuple[np.ndarray, int]]) -> int:
+    """`_apply_donors` for one key when the codes overflow int64: rows grouped by sorting."""
+    done = 0
+    v = cols[t]
+    q = cell_rows[cs][:, cols]
+    q[:, t] = -1
+    cand = np.flatnonzero(~vmask & (X[:, v] >= 0))
+    if len(cand) == 0:
+        return 0
+    rows = X[cand][:, cols].astype(np.int64)
+    rows[:, t] = -1
+    inv = _row_ids(np.concatenate([rows, q]))
+    dinv, qinv = inv[: len(cand)], inv[len(cand):]
+    # first donor per code: donors come first, so their ids are 0..m-1 and a query id >= m
+    # has no donor
+    first = _first_positions(dinv)
+    for j in np.flatnonzero(qinv < len(first)):
+        r = cand[first[qinv[j]]]
+        if X[r, v] < 0:
+            continue
+        X[r, v] = -1
+        info.suppressed[r, v] = True
+        order.append((np.array([r]), int(v)))
+        done += 1
     return done
 
 

@@ -191,18 +191,17 @@ def _mdav_tree(z: np.ndarray, k: int, labels: np.ndarray, bar: Bar,
     index = _LeafIndex(z, leaf=max(64, int(np.sqrt(n) * 1.5)))
     labels_pos = np.full(n, -1, dtype=np.int64)
     g = 0
-    leaf_of = index.leaf_of
     while index.n_alive >= max(3 * k, stop):
         r = index.farthest_from_centroid()
         xr = index.x[r].copy()
         s = index.farthest(xr)
-        g1 = index.nearest(xr, k, leaf_of[r])
+        g1 = index.nearest(xr, k)
         index.alive[g1] = False
         labels_pos[g1] = g
         index.remove(g1)
         if not index.alive[s]:  # only with massive ties: s fell into r's group
             s = index.farthest(xr)
-        g2 = index.nearest(index.x[s].copy(), k, leaf_of[s])
+        g2 = index.nearest(index.x[s].copy(), k)
         index.alive[g2] = False
         labels_pos[g2] = g + 1
         index.remove(g2)
