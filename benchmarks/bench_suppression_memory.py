@@ -1,6 +1,8 @@
 """Benchmark: peak memory of local suppression on 1,000,000 records × 6 keys (issue 21).
 
-Run: ``nice -n 10 python benchmarks/bench_suppression_memory.py [--n N]``.
+Run: ``nice -n 10 python benchmarks/bench_suppression_memory.py [--n N] [--alt]``
+(``--alt``: harder keys — age in years, occupation with missing values — where almost every
+record violates k at first).
 Measures with ``tracemalloc`` (numpy and pandas report their buffers to it) the peak of the
 memory allocated during ``local_suppression(df, keys, k=3)``, relative to the key columns' size,
 defined as the memory of the key columns in the DataFrame as integer codes
@@ -24,6 +26,7 @@ from sdcsession.datasets import synthetic_survey  # noqa: E402
 from sdcsession.methods.suppression import local_suppression  # noqa: E402
 
 KEYS = ["region", "urbrur", "sex", "age5", "marstat", "educ"]
+ALT_KEYS = ["region", "hhsize", "sex", "age", "educ", "occup"]
 GOAL = 3.0
 
 
@@ -31,22 +34,25 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1_000_000, help="number of records")
     ap.add_argument("--k", type=float, default=3, help="k of k-anonymity")
+    ap.add_argument("--alt", action="store_true",
+                    help=f"harder keys {ALT_KEYS} (age in years, occupation with missing values)")
     a = ap.parse_args()
+    keys = ALT_KEYS if a.alt else KEYS
     df = synthetic_survey(a.n // 3 + 1000, seed=1).iloc[: a.n].reset_index(drop=True)
-    df = df[KEYS + ["hid"]].copy()
-    codes_bytes = len(df) * len(KEYS) * 8
-    cat_bytes = int(df[KEYS].memory_usage(deep=True, index=False).sum())
+    df = df[keys + ["hid"]].copy()
+    codes_bytes = len(df) * len(keys) * 8
+    cat_bytes = int(df[keys].memory_usage(deep=True, index=False).sum())
     tracemalloc.start()
     tracemalloc.reset_peak()
     base, _ = tracemalloc.get_traced_memory()
     w, c = time.perf_counter(), time.process_time()
-    out, notes = local_suppression(df, KEYS, k=a.k, progress=False)
+    out, notes = local_suppression(df, keys, k=a.k, progress=False)
     wall, cpu = time.perf_counter() - w, time.process_time() - c
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     peak -= base
     ratio = peak / codes_bytes
-    print(f"local suppression k={a.k:g}, {len(df):,} records x {len(KEYS)} keys: "
+    print(f"local suppression k={a.k:g}, {len(df):,} records x {len(keys)} keys: "
           f"{notes['total']:,} suppressions, violations after {notes['violations_after']}, "
           f"wall {wall:.2f} s, CPU {cpu:.2f} s")
     print(f"  key columns as int64 codes {codes_bytes / 1e6:.1f} MB (as categoricals "

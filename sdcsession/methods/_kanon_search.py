@@ -34,12 +34,12 @@ def _slice_ids(cells: np.ndarray, t: int) -> np.ndarray:
     return _row_ids(masked)
 
 
-def _csr(ids: np.ndarray) -> tuple[list[int], list[int]]:
+def _csr(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Members of each slice id (ids are ``0..m-1``, the inverse of a unique) in CSR form:
     the members of slice ``i`` are ``members[bounds[i]:bounds[i + 1]]``."""
     order = np.argsort(ids, kind="stable")
     bounds = np.searchsorted(ids[order], np.arange(int(ids.max(initial=-1)) + 2))
-    return order.tolist(), bounds.tolist()
+    return order, bounds
 
 
 def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[int], k: float,
@@ -87,19 +87,12 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
         m_c = np.bincount(cell_of, minlength=nc).astype(float)
         fk_c = fk_v[first]
         def_c = k - fk_c
-        cell_rows = np.full((nc, X.shape[1]), -1, np.int64)
+        cell_rows = np.full((nc, X.shape[1]), -1, X.dtype)  # the codes' own (small) dtype
         cell_rows[:, cols] = cells
-        # one lookup for the cells themselves and all virtual rows (cell with key t suppressed)
+        # the virtual rows (cell with key t suppressed) are counted one key at a time, so that
+        # only one key's copy of the cells exists at once
         obs_t = [np.flatnonzero(cells[:, t] >= 0) for t in range(pcols)]
-        qs = [cell_rows]
-        for t in range(pcols):
-            q = cell_rows[obs_t[t]].copy()
-            q[:, cols[t]] = -1
-            qs.append(q)
-        allq = np.concatenate(qs)
-        allc = np.column_stack([cnt.count(allq)[:, 0], vcnt.count(allq)])
-        base_v = allc[:nc, 1:]  # violators compatible with the cell itself
-        offs = np.cumsum([nc] + [len(o) for o in obs_t])
+        base_v = vcnt.count(cell_rows)  # violators compatible with the cell itself
         gain = np.full((nc, pcols), -np.inf)
         kind = np.zeros((nc, pcols), np.int8)  # 1 self, 2 donor
         fself = np.zeros((nc, pcols))
@@ -107,9 +100,12 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
             obs = obs_t[t]
             if len(obs) == 0:
                 continue
-            res = allc[offs[t]:offs[t + 1]]
-            F = res[:, 0]
-            V = res[:, 1:] - base_v[obs]
+            q = cell_rows[obs]
+            q[:, cols[t]] = -1
+            F = cnt.count(q)[:, 0]
+            res = vcnt.count(q)
+            del q
+            V = res - base_v[obs]
             vnew, vnew_w = V[:, 0], V[:, 1]
             fself[obs, t] = F
             if weighted:
@@ -150,21 +146,26 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
         # locks: a candidate (c, t) touches the violator cells of its t-slice
         slice_ids = {}
         slice_members = {}
-        locked = bytearray(nc)
+        locked = np.zeros(nc, dtype=np.uint8)
         acc_self: list[tuple[int, int]] = []
         acc_don: list[tuple[int, int]] = []
-        for c in cand.tolist():
-            t = int(best[c])
+        # (arrays, not lists: a Python int costs 36 bytes, and there is one per cell and key)
+        for c, t in zip(cand.tolist(), best[cand].tolist()):
             if t not in slice_ids:
-                slice_ids[t] = _slice_ids(cells, t).tolist()
-                slice_members[t] = _csr(np.asarray(slice_ids[t]))
+                slice_ids[t] = _slice_ids(cells, t)
+                slice_members[t] = _csr(slice_ids[t])
             members, bounds = slice_members[t]
             sid = slice_ids[t][c]
-            mem = members[bounds[sid]:bounds[sid + 1]]
-            if any(locked[j] for j in mem):
-                continue
-            for j in mem:
-                locked[j] = 1
+            a, b = int(bounds[sid]), int(bounds[sid + 1])
+            if b - a == 1:  # a slice of one cell: the cell itself
+                if locked[c]:
+                    continue
+                locked[c] = 1
+            else:
+                mem = members[a:b]
+                if locked[mem].any():
+                    continue
+                locked[mem] = 1
             (acc_don if kind[c, t] == 2 else acc_self).append((c, t))
         if _DEBUG:
             print('viol', len(vi), 'cells', nc, 'cand', len(cand), 'self', len(acc_self),
