@@ -61,37 +61,42 @@ if hasattr(os, "register_at_fork"):
 
 
 class _Table:
-    """Data rows summed per code on the keys observed in a query pattern (missing = one symbol)."""
+    """Data rows summed per code on the keys observed in a query pattern (missing = one symbol):
+    distinct codes ``u`` in ascending order, sums ``s`` (one row per code, a zero row last)."""
 
-    __slots__ = ("obs", "radix", "mult", "plain", "plan", "u", "s", "index", "gen", "us", "uord")
+    __slots__ = ("obs", "radix", "mult", "plain", "plan", "u", "s", "index", "gen")
 
-    #: small tables and few needles: binary search (pandas' hash lookup has a fixed cost of some
-    #: 100 µs per call); otherwise hashing, several times faster than searching
-    SMALL = 8_192
+    #: tables with at most this many codes keep their hash index
+    KEEP_INDEX = 1 << 16
 
     def __init__(self) -> None:
         self.gen = 0
-        self.index: pd.Index | None = None
-        self.us: np.ndarray | None = None
+        self.index: pd.Index | None = None  # hash index of u (see `lookup`, `_build_dense`)
 
     def reset(self) -> None:
-        """Forget the lookup structures (after codes were appended to ``u``)."""
+        """Forget the lookup structures (after codes were inserted into ``u``)."""
         self.index = None
-        self.us = None
 
     def lookup(self, codes: np.ndarray) -> np.ndarray:
-        """Row of each code in ``u``, -1 when absent (hash index or binary search, built lazily)."""
-        if len(codes) <= self.SMALL and len(self.u) <= self.SMALL:
-            if self.us is None:
-                self.uord = np.argsort(self.u, kind="stable")
-                self.us = self.u[self.uord]
-            if len(self.us) == 0:
-                return np.full(len(codes), -1, np.int64)
-            pos = np.minimum(np.searchsorted(self.us, codes), len(self.us) - 1)
-            return np.where(self.us[pos] == codes, self.uord[pos], -1)
-        if self.index is None:
-            self.index = pd.Index(self.u)
-        return self.index.get_indexer(codes)
+        """Row of each code in ``u`` (kept sorted), -1 when absent.
+
+        Many codes against a small table: a hash index over ``u``, kept (it is small); many codes
+        against a large table: a hash index used for this call only (a hash index costs some 30
+        bytes per distinct code); few codes: a binary search.
+        """
+        u = self.u
+        if len(u) == 0:
+            return np.full(len(codes), -1, np.int64)
+        if self.index is not None:
+            return self.index.get_indexer(codes)
+        if len(u) <= self.KEEP_INDEX and len(codes) > 4096:
+            self.index = pd.Index(u)
+            return self.index.get_indexer(codes)
+        if 4 * len(codes) >= len(u):  # enough codes to pay for a hash index, used once
+            return pd.Index(u).get_indexer(codes)
+        pos = np.searchsorted(u, codes)
+        np.minimum(pos, len(u) - 1, out=pos)
+        return np.where(u[pos] == codes, pos, -1)
 
 
 class Counter:
@@ -99,8 +104,9 @@ class Counter:
 
     Parameters
     ----------
-    X : ``(n, p)`` int64 codes, ``-1`` missing (not copied; after changing it call `sync`).
-    W : ``(n,)`` or ``(n, r)`` weights (r weight columns summed at once).
+    X : ``(n, p)`` integer codes, ``-1`` missing (not copied; after changing it call `sync`).
+    W : ``(n,)`` or ``(n, r)`` weights (r weight columns summed at once); copied unless
+        ``copy=False``.
     cols : the key columns (indices into ``X``'s columns) that define compatibility.
     cards : number of categories per column of ``X`` (codes are ``< cards``).
 
@@ -130,18 +136,20 @@ class Counter:
     """
 
     KEEP = 3  # syncs a table survives without being used
+    CHUNK = 1 << 18  # codes (query rows x data patterns) looked up at once
+    BLOCK = 1 << 16  # query rows grouped by pattern at once
 
-    def __init__(self, X: np.ndarray, W: np.ndarray, cols: Sequence[int], cards: Sequence[int]):
+    def __init__(self, X: np.ndarray, W: np.ndarray, cols: Sequence[int], cards: Sequence[int],
+                 *, copy: bool = True):
         self.X = X
         W = np.asarray(W, dtype=np.float64)
-        self.W = (W[:, None] if W.ndim == 1 else W).copy()
+        W = W[:, None] if W.ndim == 1 else W
+        self.W = W.copy() if copy else W  # copy=False: the caller gives up W (no copy)
+        self.wint = bool(np.all(np.mod(self.W, 1.0) == 0))  # integer weights: exact in any order
         self.cols = np.asarray(cols, dtype=np.int64)
         self.cards = np.array([max(int(cards[c]), 1) for c in self.cols], dtype=np.int64)
         self.snap = X[:, self.cols].copy()
-        self.snapf = self._filled(self.snap)  # missing replaced by its symbol (= the card)
-        bits = _bits(X, self.cols)
-        u, c = np.unique(bits, return_counts=True)
-        self.npat: dict[int, int] = dict(zip(u.tolist(), c.tolist()))
+        self.npat: dict[int, int] = {P: len(r) for P, r in _groups(_bits(X, self.cols)).items()}
         self.total = self.W.sum(axis=0)
         self.gen = 0
         self._cache: dict[int, _Table] = {}
@@ -163,15 +171,56 @@ class Counter:
                 for j in range(len(obs) - 2, -1, -1):
                     mult[j] = mult[j + 1] * tb.radix[j + 1]
             tb.mult = mult
-            if tb.plain:
-                inv, tb.u = pd.factorize(self._codes(self.snapf, tb))
-                # sums per code plus a zero row last, so that a miss (-1) gathers 0
-                tb.s = self._sums(inv, len(tb.u) + 1, self.W)
+            full = self._full() if P and tb.plain and self.wint else None
+            if full is not None:
+                tb.u, tb.s = self._from_full(full, tb, size)
+            elif tb.plain:
+                tb.u, tb.s = self._encode_sum(self._codes(self.snap, tb, filled=False), size,
+                                              self.W)
             else:
                 self._build_dense(tb)
             self._cache[P] = tb
         tb.gen = self.gen
         return tb
+
+    def _full(self) -> _Table | None:
+        """The table of the complete pattern (every key observed, missing as its symbol): the
+        distinct data rows with their summed weights, kept in sync like every table; None when
+        its codes overflow int64."""
+        tb = self._table(0)
+        return tb if tb.plain else None
+
+    def _from_full(self, full: _Table, tb: _Table, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """Codes and sums of table ``tb`` from the distinct rows of the full table (their codes
+        decoded per key): costs the distinct rows, not all rows. Used for integer weights only,
+        whose sums do not depend on the order of summation."""
+        D = full.u
+        code = np.zeros(len(D), dtype=np.int64)
+        for j, t in enumerate(tb.obs):
+            v = D // full.mult[t]
+            v %= full.radix[t]
+            v *= tb.mult[j]
+            code += v
+        return self._encode_sum(code, size, full.s[:-1])
+
+    @staticmethod
+    def _encode_sum(code: np.ndarray, size: int, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Distinct codes (ascending) and the weights ``W`` summed per code, plus a zero row
+        last (a miss, -1, gathers 0). A code space no larger than the rows is counted densely
+        (``bincount``), a larger one through the sorted distinct codes; neither builds a hash
+        table over all rows."""
+        m = W.shape[1]
+        if size <= max(len(code), 1024):
+            present = np.bincount(code, minlength=size) > 0
+            u = np.flatnonzero(present)
+            cols = [np.bincount(code, weights=W[:, j], minlength=size)[u] for j in range(m)]
+        else:
+            u, inv = np.unique(code, return_inverse=True)
+            cols = [np.bincount(inv, weights=W[:, j], minlength=len(u)) for j in range(m)]
+        s = np.zeros((len(u) + 1, m))
+        for j, c in enumerate(cols):
+            s[:-1, j] = c
+        return u.astype(np.int64, copy=False), s
 
     @staticmethod
     def _sums(inv: np.ndarray, m: int, W: np.ndarray) -> np.ndarray:
@@ -179,17 +228,28 @@ class Counter:
                                 for j in range(W.shape[1])])
 
     def _filled(self, rows: np.ndarray) -> np.ndarray:
-        """``rows`` (columns = the counter's keys) with missing (-1) replaced by its symbol."""
-        return np.where(rows < 0, self.cards, rows)
+        """``rows`` (columns = the counter's keys) with missing (-1) replaced by its symbol, in
+        the dtype of ``rows`` when the symbol fits (the codes of `encode_keys` leave room)."""
+        out = rows.copy()
+        dt = out.dtype
+        if out.size and int(self.cards.max()) > np.iinfo(dt).max:
+            out = out.astype(np.int64)
+        for j, c in enumerate(self.cards.tolist()):
+            col = out[:, j]
+            col[col < 0] = c
+        return out
 
     @staticmethod
-    def _codes(rowsf: np.ndarray, tb: _Table) -> np.ndarray:
-        """Codes (missing symbol included) of filled rows (see `_filled`)."""
-        if not tb.obs:
-            return np.zeros(len(rowsf), dtype=np.int64)
-        code = rowsf[:, tb.obs[0]] * tb.mult[0]
-        for j in range(1, len(tb.obs)):
-            code += rowsf[:, tb.obs[j]] * tb.mult[j]
+    def _codes(rowsf: np.ndarray, tb: _Table, filled: bool = True) -> np.ndarray:
+        """Codes (missing symbol included) of filled rows (see `_filled`); ``filled=False``:
+        of raw rows (-1 = missing), filled one column at a time (no filled copy of all rows)."""
+        code = np.zeros(len(rowsf), dtype=np.int64)
+        for j, t in enumerate(tb.obs):
+            v = rowsf[:, t].astype(np.int64)
+            if not filled:
+                v[v < 0] = tb.radix[j] - 1
+            v *= tb.mult[j]
+            code += v
         return code
 
     def _build_dense(self, tb: _Table) -> None:
@@ -232,11 +292,16 @@ class Counter:
 
         Query patterns are independent (each writes its own rows of the result), so large counts
         run them on a small thread pool: the hash lookups, gathers and reductions release the GIL.
+        More than ``BLOCK`` query rows are counted block by block (bounded temporaries).
         """
         m = len(Qx)
         nw = self.W.shape[1]
         out = np.zeros((m, nw))
         if m == 0 or len(self.X) == 0:
+            return out
+        if m > self.BLOCK:
+            for a in range(0, m, self.BLOCK):
+                out[a:a + self.BLOCK] = self.count(Qx[a:a + self.BLOCK])
             return out
         dpats = [q for q, c in self.npat.items() if c > 0]
         tasks = sorted(_groups(_bits(Qx, self.cols)).items(), key=lambda kv: -len(kv[1]))
@@ -279,7 +344,7 @@ class Counter:
             inv, _ = pd.factorize(rows @ tb.mult)
             rows = rows[_first_positions(inv)]
             res = np.zeros((len(rows), nw))
-        step = max(1, 4_000_000 // nq)
+        step = max(1, self.CHUNK // nq)  # bounded temporaries
         s = tb.s
         for a in range(0, len(rows), step):
             rw = rows[a:a + step]
@@ -313,12 +378,12 @@ class Counter:
         # drop tables not used during the last KEEP syncs (updating a table costs the changed
         # rows; rebuilding it costs all rows)
         for P in [P for P, tb in self._cache.items()
-                  if tb.gen < self.gen - self.KEEP or not tb.plain]:
+                  if (tb.gen < self.gen - self.KEEP and P) or not tb.plain]:
             del self._cache[P]
         if len(R) == 0:
             return
         old, new = self.snap[R], cur[R]
-        oldf, newf = self.snapf[R], self._filled(new)
+        oldf, newf = self._filled(old), self._filled(new)
         oldW = self.W[R]
         newW = oldW if W is None else W[R]
         for b, c in zip(*np.unique(_bits(old, np.arange(len(self.cols))), return_counts=True)):
@@ -356,11 +421,13 @@ class Counter:
                 tb.s[:, j] += np.bincount(pos[found], weights=newW[fs, j], minlength=m)
             if not found.all():
                 # new codes: appended before the zero row
-                inv, nu = pd.factorize(ncs[~found])
+                # new codes: inserted in order (``u`` stays sorted), their sums likewise
+                nu, inv = np.unique(ncs[~found], return_inverse=True)
                 add = self._sums(inv, len(nu), newW[sel[~found]])
-                tb.u = np.concatenate([tb.u, nu])
+                at = np.searchsorted(tb.u, nu)
+                tb.u = np.insert(tb.u, at, nu)
+                tb.s = np.insert(tb.s, at, add, axis=0)
                 tb.reset()
-                tb.s = np.concatenate([tb.s[:-1], add, tb.s[-1:]])
 
         tables = list(self._cache.values())
         pool = _pool()
@@ -370,9 +437,9 @@ class Counter:
             for tb in tables:
                 update(tb)
         self.snap[R] = new
-        self.snapf[R] = newf
         if W is not None:
             self.W[R] = newW
+            self.wint = self.wint and bool(np.all(np.mod(newW, 1.0) == 0))
 
 
 def compat_sum(X: np.ndarray, w: np.ndarray, cols: Sequence[int], cards: Sequence[int],

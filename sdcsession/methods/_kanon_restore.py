@@ -72,7 +72,7 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
                 cnt = cnts[kk_]
                 cnt.sync(T)
             else:
-                cnt = cnts[kk_] = Counter(X, T, cols, cards)
+                cnt = cnts[kk_] = Counter(X, T, cols, cards, copy=False)
             cur = X[rr[ids]]
             new = cur.copy()
             new[np.arange(len(ids)), vv[ids]] = orig[rr[ids], vv[ids]]
@@ -90,10 +90,10 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
         if len(rr) == 0:
             return fks
         # priority: most important key, records with several suppressions, latest first
-        nsup = (info.suppressed & (X < 0)).sum(axis=1)
+        nsup = (info.suppressed[rr] & (X[rr] < 0)).sum(axis=1)
         rk = rank[vv] if rank is not None else np.zeros(len(rr))
         sq = np.array([seq.get((int(r), int(v)), 0) for r, v in zip(rr, vv)])
-        pri = np.lexsort((-sq, -nsup[rr], rk))
+        pri = np.lexsort((-sq, -nsup, rk))
         used_rec: set[int] = set()
         used_slice: set[tuple[int, bytes]] = set()
         acc_l = []

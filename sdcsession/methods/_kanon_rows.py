@@ -15,24 +15,41 @@ _MAX_RADIX = 1 << 62
 
 
 def _bits(X: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """Missing-pattern bit mask over ``cols`` (bit t set = column ``cols[t]`` missing)."""
-    if len(cols) == 0:
-        return np.zeros(len(X), dtype=np.int64)
-    miss = X[:, cols] < 0
-    return (miss.astype(np.int64) << np.arange(len(cols), dtype=np.int64)).sum(axis=1)
+    """Missing-pattern bit mask over ``cols`` (bit t set = column ``cols[t]`` missing).
+
+    One column at a time: no ``(n, len(cols))`` int64 temporary.
+    """
+    out = np.zeros(len(X), dtype=np.int64)
+    for t, c in enumerate(np.asarray(cols).tolist()):
+        miss = X[:, c] < 0
+        if miss.any():
+            out[miss] |= 1 << t
+    return out
 
 
 def _groups(pat: np.ndarray) -> dict[int, np.ndarray]:
-    """Row indices per distinct value of ``pat``."""
+    """Row indices per distinct value of ``pat`` (ascending row indices per value).
+
+    Few distinct values (the usual case: missing patterns): one comparison per value, no sort and
+    no sorted copy of ``pat``.
+    """
     if len(pat) == 0:
         return {}
+    lo, hi = int(pat.min()), int(pat.max())
+    if lo == hi:
+        return {lo: np.arange(len(pat))}
+    if lo >= 0 and hi < 1 << 16:
+        u = np.flatnonzero(np.bincount(pat, minlength=hi + 1))
+    else:
+        u = np.unique(pat)
+    if len(u) <= 32:
+        return {int(v): np.flatnonzero(pat == v) for v in u.tolist()}
     order = np.argsort(pat, kind="stable")
     sp = pat[order]
     cut = np.flatnonzero(np.diff(sp)) + 1
     starts = np.concatenate(([0], cut))
     ends = np.concatenate((cut, [len(sp)]))
     return {int(sp[s]): order[s:e] for s, e in zip(starts, ends)}
-
 
 
 def _unique_rows(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -71,7 +88,7 @@ def _row_ids(A: np.ndarray) -> np.ndarray:
         size *= int(m)
     if size >= _MAX_RADIX:
         return _unique_rows(A)[2]
-    code = B[:, 0].copy()
+    code = B[:, 0].astype(np.int64)
     for j in range(1, B.shape[1]):
         code *= int(mx[j])
         code += B[:, j]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from ._kanon_counter import Counter
 from ._kanon_rows import _first_positions, _row_ids, _unique_rows
@@ -33,12 +34,12 @@ def _slice_ids(cells: np.ndarray, t: int) -> np.ndarray:
     return _row_ids(masked)
 
 
-def _csr(ids: np.ndarray) -> tuple[list[int], list[int]]:
+def _csr(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Members of each slice id (ids are ``0..m-1``, the inverse of a unique) in CSR form:
     the members of slice ``i`` are ``members[bounds[i]:bounds[i + 1]]``."""
     order = np.argsort(ids, kind="stable")
     bounds = np.searchsorted(ids[order], np.arange(int(ids.max(initial=-1)) + 2))
-    return order.tolist(), bounds.tolist()
+    return order, bounds
 
 
 def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[int], k: float,
@@ -86,19 +87,12 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
         m_c = np.bincount(cell_of, minlength=nc).astype(float)
         fk_c = fk_v[first]
         def_c = k - fk_c
-        cell_rows = np.full((nc, X.shape[1]), -1, np.int64)
+        cell_rows = np.full((nc, X.shape[1]), -1, X.dtype)  # the codes' own (small) dtype
         cell_rows[:, cols] = cells
-        # one lookup for the cells themselves and all virtual rows (cell with key t suppressed)
+        # the virtual rows (cell with key t suppressed) are counted one key at a time, so that
+        # only one key's copy of the cells exists at once
         obs_t = [np.flatnonzero(cells[:, t] >= 0) for t in range(pcols)]
-        qs = [cell_rows]
-        for t in range(pcols):
-            q = cell_rows[obs_t[t]].copy()
-            q[:, cols[t]] = -1
-            qs.append(q)
-        allq = np.concatenate(qs)
-        allc = np.column_stack([cnt.count(allq)[:, 0], vcnt.count(allq)])
-        base_v = allc[:nc, 1:]  # violators compatible with the cell itself
-        offs = np.cumsum([nc] + [len(o) for o in obs_t])
+        base_v = vcnt.count(cell_rows)  # violators compatible with the cell itself
         gain = np.full((nc, pcols), -np.inf)
         kind = np.zeros((nc, pcols), np.int8)  # 1 self, 2 donor
         fself = np.zeros((nc, pcols))
@@ -106,9 +100,12 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
             obs = obs_t[t]
             if len(obs) == 0:
                 continue
-            res = allc[offs[t]:offs[t + 1]]
-            F = res[:, 0]
-            V = res[:, 1:] - base_v[obs]
+            q = cell_rows[obs]
+            q[:, cols[t]] = -1
+            F = cnt.count(q)[:, 0]
+            res = vcnt.count(q)
+            del q
+            V = res - base_v[obs]
             vnew, vnew_w = V[:, 0], V[:, 1]
             fself[obs, t] = F
             if weighted:
@@ -149,21 +146,26 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
         # locks: a candidate (c, t) touches the violator cells of its t-slice
         slice_ids = {}
         slice_members = {}
-        locked = bytearray(nc)
+        locked = np.zeros(nc, dtype=np.uint8)
         acc_self: list[tuple[int, int]] = []
         acc_don: list[tuple[int, int]] = []
-        for c in cand.tolist():
-            t = int(best[c])
+        # (arrays, not lists: a Python int costs 36 bytes, and there is one per cell and key)
+        for c, t in zip(cand.tolist(), best[cand].tolist()):
             if t not in slice_ids:
-                slice_ids[t] = _slice_ids(cells, t).tolist()
-                slice_members[t] = _csr(np.asarray(slice_ids[t]))
+                slice_ids[t] = _slice_ids(cells, t)
+                slice_members[t] = _csr(slice_ids[t])
             members, bounds = slice_members[t]
             sid = slice_ids[t][c]
-            mem = members[bounds[sid]:bounds[sid + 1]]
-            if any(locked[j] for j in mem):
-                continue
-            for j in mem:
-                locked[j] = 1
+            a, b = int(bounds[sid]), int(bounds[sid + 1])
+            if b - a == 1:  # a slice of one cell: the cell itself
+                if locked[c]:
+                    continue
+                locked[c] = 1
+            else:
+                mem = members[a:b]
+                if locked[mem].any():
+                    continue
+                locked[mem] = 1
             (acc_don if kind[c, t] == 2 else acc_self).append((c, t))
         if _DEBUG:
             print('viol', len(vi), 'cells', nc, 'cand', len(cand), 'self', len(acc_self),
@@ -187,36 +189,84 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
 def _apply_donors(X: np.ndarray, cols: np.ndarray, acc: list[tuple[int, int]],
                   cell_rows: np.ndarray, vmask: np.ndarray, info: SolveInfo,
                   order: list[tuple[np.ndarray, int]]) -> int:
-    """Suppress key t in one non-violating record of the t-slice of each accepted cell."""
+    """Suppress key t in one non-violating record of the t-slice of each accepted cell.
+
+    The donor of a cell is the first record (in row order) that does not violate, is observed on
+    key t and equals the cell on the other keys (missing equal to missing). Rows are encoded on
+    the other keys (mixed radix, missing as one more symbol) in blocks and looked up among the
+    cells' codes, so no copy of all rows is made.
+    """
     done = 0
     by_t: dict[int, list[int]] = {}
     for c, t in acc:
         by_t.setdefault(t, []).append(c)
+    cards = np.maximum(X.max(axis=0).astype(np.int64) + 1, cell_rows.max(axis=0) + 1)
     for t, cs in by_t.items():
         v = cols[t]
-        q = cell_rows[cs][:, cols]
-        q[:, t] = -1
-        # donors: not violating, observed on v, exactly equal to the cell elsewhere
-        cand = np.flatnonzero(~vmask & (X[:, v] >= 0))
-        if len(cand) == 0:
+        other = [int(c) for j, c in enumerate(cols) if j != t]
+        radix = [int(cards[c]) + 1 for c in other]  # code + 1; 0 = missing
+        if np.prod([float(r) for r in radix]) >= 2.0 ** 62:
+            done += _apply_donors_rows(X, cols, t, cs, cell_rows, vmask, info, order)
             continue
-        rows = X[cand][:, cols].copy()
-        rows[:, t] = -1
-        allrows = np.concatenate([rows, q])
-        inv = _row_ids(allrows)
-        dinv, qinv = inv[: len(cand)], inv[len(cand):]
-        # first donor per code: donors come first, so their ids are 0..m-1 and a query id >= m
-        # has no donor
-        first = _first_positions(dinv)
-        hit = qinv < len(first)
-        for j in np.flatnonzero(hit):
-            r = cand[first[qinv[j]]]
-            if X[r, v] < 0:
+
+        qcode = _radix_code(cell_rows[cs], other, radix)
+        index = pd.Index(qcode)
+        first: dict[int, int] = {}
+        step = 1 << 18
+        for a in range(0, len(X), step):
+            blk = X[a:a + step]
+            hit = np.flatnonzero(index.get_indexer(_radix_code(blk, other, radix)) >= 0)
+            if len(hit) == 0:
+                continue
+            hit = hit[~vmask[a + hit] & (blk[hit, v] >= 0)]
+            for r, cd in zip((hit + a).tolist(), _radix_code(blk[hit], other, radix).tolist()):
+                first.setdefault(cd, r)
+        for cd in qcode.tolist():
+            r = first.get(cd)
+            if r is None or X[r, v] < 0:
                 continue
             X[r, v] = -1
             info.suppressed[r, v] = True
             order.append((np.array([r]), int(v)))
             done += 1
+    return done
+
+
+def _radix_code(rows: np.ndarray, cols: list[int], radix: list[int]) -> np.ndarray:
+    """Mixed-radix int64 code of ``rows`` on ``cols`` (code + 1 per column, 0 = missing)."""
+    code = np.zeros(len(rows), dtype=np.int64)
+    for c, r in zip(cols, radix):
+        code *= r
+        code += rows[:, c].astype(np.int64) + 1
+    return code
+
+
+def _apply_donors_rows(X: np.ndarray, cols: np.ndarray, t: int, cs: list[int],
+                       cell_rows: np.ndarray, vmask: np.ndarray, info: SolveInfo,
+                       order: list[tuple[np.ndarray, int]]) -> int:
+    """`_apply_donors` for one key when the codes overflow int64: rows grouped by sorting."""
+    done = 0
+    v = cols[t]
+    q = cell_rows[cs][:, cols]
+    q[:, t] = -1
+    cand = np.flatnonzero(~vmask & (X[:, v] >= 0))
+    if len(cand) == 0:
+        return 0
+    rows = X[cand][:, cols].astype(np.int64)
+    rows[:, t] = -1
+    inv = _row_ids(np.concatenate([rows, q]))
+    dinv, qinv = inv[: len(cand)], inv[len(cand):]
+    # first donor per code: donors come first, so their ids are 0..m-1 and a query id >= m
+    # has no donor
+    first = _first_positions(dinv)
+    for j in np.flatnonzero(qinv < len(first)):
+        r = cand[first[qinv[j]]]
+        if X[r, v] < 0:
+            continue
+        X[r, v] = -1
+        info.suppressed[r, v] = True
+        order.append((np.array([r]), int(v)))
+        done += 1
     return done
 
 

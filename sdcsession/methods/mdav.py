@@ -10,14 +10,17 @@ Notes
 -----
 Speed of MDAV. A naive MDAV scans all remaining records four times per pair of groups: O(n²/k).
 Here the standardised records are stored in the leaves (≈ √n records each) of a median-split
-tree, each leaf with its centre and a covering radius. Farthest-point and k-nearest queries are
-branch and bound over the leaves (upper bound ``|q − centre| + radius``, lower bound
-``|q − centre| − radius``) and only visit leaves that can contain the answer; removed records are
-masked and a leaf's radius is recomputed when it loses records. Once fewer than ``SCAN_BELOW``
-(20,000) records remain — and for smaller inputs from the start — plain vectorised scans are
-faster: one contiguous array per variable, three distance passes and two partial selections per
-pair of groups, removed records masked and compacted in batches (order preserved). Results are
-exact; ties resolve as in the textbook algorithm (first record in the original order) in the scans.
+tree, each leaf with the bounding box of its alive records. The farthest record from a point is
+found by branch and bound over the leaves (upper bound ``|max(|q − lo|, |hi − q|)|``, a lower
+bound from the most promising leaves); the k nearest by a `scipy.spatial.cKDTree` over the alive
+records (rebuilt when half of them are gone), asked for a few more neighbours than k and
+certified against the last distance returned; the farthest record from the centroid from a list
+sorted by distance from an earlier centroid (triangle inequality). Removed records are masked;
+boxes are shrunk in batches. Once fewer than ``SCAN_BELOW`` (20,000) records remain — and for
+smaller inputs from the start — plain vectorised scans are faster: one contiguous array per
+variable, three distance passes and two partial selections per pair of groups, removed records
+masked and compacted in batches (order preserved). Results are exact, and ties resolve as in
+the textbook algorithm (first record in the original order) in both.
 """
 
 from __future__ import annotations
@@ -191,18 +194,17 @@ def _mdav_tree(z: np.ndarray, k: int, labels: np.ndarray, bar: Bar,
     index = _LeafIndex(z, leaf=max(64, int(np.sqrt(n) * 1.5)))
     labels_pos = np.full(n, -1, dtype=np.int64)
     g = 0
-    leaf_of = index.leaf_of
     while index.n_alive >= max(3 * k, stop):
         r = index.farthest_from_centroid()
         xr = index.x[r].copy()
         s = index.farthest(xr)
-        g1 = index.nearest(xr, k, leaf_of[r])
+        g1 = index.nearest(xr, k)
         index.alive[g1] = False
         labels_pos[g1] = g
         index.remove(g1)
         if not index.alive[s]:  # only with massive ties: s fell into r's group
             s = index.farthest(xr)
-        g2 = index.nearest(index.x[s].copy(), k, leaf_of[s])
+        g2 = index.nearest(index.x[s].copy(), k)
         index.alive[g2] = False
         labels_pos[g2] = g + 1
         index.remove(g2)

@@ -38,6 +38,7 @@ __all__ = [
     "check_number",
     "encode_column",
     "encode_keys",
+    "code_dtype",
     "combine",
     "weights_of",
     "check_alpha",
@@ -141,19 +142,44 @@ def encode_column(s: pd.Series, what: str = "keys") -> tuple[np.ndarray, int]:
     return np.asarray(codes, dtype=np.int64), max(len(uniques), 1)
 
 
+def code_dtype(max_card: int) -> np.dtype:
+    """The smallest signed integer dtype holding codes ``-1 .. max_card + 1``.
+
+    Codes of categories are ``0 .. card - 1``; the margin leaves room for ``card`` itself (a
+    "missing" symbol) and for shifting codes by one (missing -> 0).
+
+    >>> code_dtype(12), code_dtype(126), code_dtype(127), code_dtype(40_000)
+    (dtype('int8'), dtype('int8'), dtype('int16'), dtype('int32'))
+    """
+    for dt in (np.int8, np.int16, np.int32):
+        if max_card + 1 <= np.iinfo(dt).max:
+            return np.dtype(dt)
+    return np.dtype(np.int64)
+
+
 def encode_keys(df: pd.DataFrame, keys: Sequence[str], what: str = "keys",
                 ) -> tuple[np.ndarray, list[int]]:
-    """Codes of the key columns as an ``(n, p)`` int64 matrix (``-1`` missing) and cardinalities.
+    """Codes of the key columns as an ``(n, p)`` integer matrix (``-1`` missing) and cardinalities.
 
-    The matrix is Fortran-ordered: every column ``codes[:, j]`` is contiguous.
+    The matrix has the smallest signed dtype holding every code, the cardinalities and one more
+    (`code_dtype`: int8 up to 126 categories per key, then int16, int32, int64), so it costs what
+    the categorical columns cost; arithmetic that combines codes must widen them first (as
+    `combine` does). It is Fortran-ordered: every column ``codes[:, j]`` is contiguous.
+
+    >>> codes, cards = encode_keys(pd.DataFrame({"a": ["x", "y", None]}), ["a"])
+    >>> codes.dtype, codes[:, 0].tolist(), cards
+    (dtype('int8'), [0, 1, -1], [2])
     """
     n = len(df)
-    codes = np.empty((n, len(keys)), dtype=np.int64, order="F")
+    cols = []
     cards: list[int] = []
-    for j, k in enumerate(keys):
+    for k in keys:
         c, m = encode_column(df[k], what)
-        codes[:, j] = c
+        cols.append(c)
         cards.append(m)
+    codes = np.empty((n, len(keys)), dtype=code_dtype(max(cards, default=1)), order="F")
+    for j, c in enumerate(cols):
+        codes[:, j] = c
     return codes, cards
 
 

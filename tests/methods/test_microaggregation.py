@@ -114,6 +114,15 @@ def test_scan_equals_textbook_mdav_with_ties(n, k, seed):
     assert _partition(mdav_groups(z, k)) == _partition(_naive_mdav(z, k))
 
 
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(30, 400), k=st.integers(2, 4), seed=st.integers(0, 999))
+def test_index_mdav_equals_textbook_mdav_with_ties(n, k, seed):
+    # the leaf index (farthest by box bounds, k nearest by the k-d tree) resolves exactly equal
+    # distances as the textbook version too (integer coordinates: sums and distances are exact)
+    z = np.random.default_rng(seed).integers(0, 4, size=(n, 3)).astype(float)
+    assert _partition(_tree_then_scan(z, k, 0)) == _partition(_naive_mdav(z, k))
+
+
 def test_mdav_progress_bar(monkeypatch):
     monkeypatch.setattr(progress, "MIN_SECONDS", 0.0)
     z = _std(RNG.normal(size=(600, 2)))
