@@ -3,8 +3,8 @@
 `_LeafIndex` stores the standardised records in the leaves of a median-split tree, each
 leaf with the bounding box of its alive records, and answers the MDAV queries exactly: the
 farthest record from the centroid (a list sorted by distance from an earlier centroid, pruned by
-the triangle inequality), the farthest record from a point (branch and bound over the boxes
-of super-leaves — runs of consecutive leaves — and then of their leaves) and the k nearest records (a
+the triangle inequality), the farthest record from a point (branch and bound over the leaf
+boxes) and the k nearest records (a
 `scipy.spatial.cKDTree` over the alive records, rebuilt when half of them are gone, asked for a
 few more neighbours than k and certified). Records are removed as they are grouped. Ties resolve
 as in the plain scans: the first record in the original order.
@@ -50,9 +50,6 @@ class _LeafIndex:
         self.leaf_of = np.repeat(np.arange(len(bounds)), sizes)
         self.lo = np.minimum.reduceat(self.x, self.starts, axis=0)
         self.hi = np.maximum.reduceat(self.x, self.starts, axis=0)
-        self.G = max(1, int(np.sqrt(len(bounds))))
-        self.sstarts = np.arange(0, len(bounds), self.G)
-        self._super_boxes()
         self.alive = np.ones(n, dtype=bool)
         self.total = self.x.sum(axis=0)
         self.n_alive = n
@@ -135,55 +132,31 @@ class _LeafIndex:
 
     # ------------------------------------------------------------------ farthest from a point
     def farthest(self, q: np.ndarray) -> int:
-        """Position of the alive record farthest from q (branch and bound, two levels of boxes).
+        """Position of the alive record farthest from q (branch and bound on the leaf boxes).
 
-        Upper bounds ``|max(|q − lo|, |hi − q|)|`` of the super-leaves (runs of ``G`` consecutive
-        leaves) and then of the leaves of the super-leaves that can still hold a record at least
-        as far as the best one found; a lower bound first from the neighbours of the last
-        k-nearest query (the farthest record from the next r is often near the last s) and the
-        most promising leaf of the most promising super-leaf.
+        A lower bound first, from the leaves with the largest upper bounds
+        ``|max(|q − lo|, |hi − q|)|`` and the neighbours of the last k-nearest query (the
+        farthest record from the next r is often near the last s); then every leaf whose box
+        can hold a record at least as far is scanned in one gather.
         """
-        sfar = np.maximum(np.abs(q - self.slo), np.abs(self.shi - q))
-        sub2 = np.einsum("ij,ij->i", sfar, sfar)  # NaN for empty super-leaves
+        far = np.maximum(np.abs(q - self.lo), np.abs(self.hi - q))
+        ub2 = np.einsum("ij,ij->i", far, far)  # NaN for empty leaves
+        m = min(4, len(ub2))
+        first = np.argpartition(-ub2, m - 1)[:m]
+        pos = self._gather(first)
         seed = self.seed[self.alive[self.seed]]
-        j = int(np.argpartition(-sub2, 0)[0])
-        lv = self._leaves(np.array([j]))
-        lfar = np.maximum(np.abs(q - self.lo[lv]), np.abs(self.hi[lv] - q))
-        lub2 = np.einsum("ij,ij->i", lfar, lfar)
-        first = lv[int(np.argpartition(-lub2, 0)[0])]
-        pos = self._gather(np.array([first]))
         if len(seed):
             pos = np.concatenate([pos, seed])
         d2 = self._d2(pos, q)
         best2 = d2.max() if len(d2) else -np.inf
-        cs = np.flatnonzero(sub2 >= best2)
-        if len(cs):
-            lv = self._leaves(cs)
-            lfar = np.maximum(np.abs(q - self.lo[lv]), np.abs(self.hi[lv] - q))
-            lub2 = np.einsum("ij,ij->i", lfar, lfar)
-            keep = (lub2 >= best2) & (lv != first)
-            lv, lub2 = lv[keep], lub2[keep]
-            o = np.argsort(-lub2, kind="stable")
-            lv, lub2 = lv[o], lub2[o]
-            i, b = 0, 4
-            pos, d2 = [pos], [d2]
-            while i < len(lv) and lub2[i] >= best2:  # most promising leaves first, in batches
-                bl = lv[i:i + b]
-                more = self._gather(bl[lub2[i:i + b] >= best2])
-                if len(more):
-                    dm = self._d2(more, q)
-                    pos.append(more)
-                    d2.append(dm)
-                    best2 = max(best2, dm.max())
-                i += b
-                b *= 2
-            pos, d2 = np.concatenate(pos), np.concatenate(d2)
+        ub2[first] = -np.inf
+        cand = np.flatnonzero(ub2 >= best2)
+        if len(cand):
+            more = self._gather(cand)
+            if len(more):
+                pos = np.concatenate([pos, more])
+                d2 = np.concatenate([d2, self._d2(more, q)])
         return self._first_max(pos, d2)
-
-    def _leaves(self, supers: np.ndarray) -> np.ndarray:
-        """The leaves of the given super-leaves."""
-        lv = (supers[:, None] * self.G + np.arange(self.G)).ravel()
-        return lv[lv < len(self.starts)]
 
     # ------------------------------------------------------------------ k nearest
     def _kd_build(self, pos: np.ndarray) -> None:
@@ -250,12 +223,6 @@ class _LeafIndex:
             u = lv[cuts]
             self.lo[u] = np.minimum.reduceat(xs, cuts, axis=0)
             self.hi[u] = np.maximum.reduceat(xs, cuts, axis=0)
-        self._super_boxes()
-
-    def _super_boxes(self) -> None:
-        """Boxes of the super-leaves from the leaf boxes (NaN when all their leaves are empty)."""
-        self.slo = np.fmin.reduceat(self.lo, self.sstarts, axis=0)
-        self.shi = np.fmax.reduceat(self.hi, self.sstarts, axis=0)
 
     def remaining(self) -> np.ndarray:
         return np.flatnonzero(self.alive)

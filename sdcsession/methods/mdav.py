@@ -9,12 +9,10 @@ The algorithm and its references are described in `sdcsession.methods.microaggre
 Notes
 -----
 Speed of MDAV. A naive MDAV scans all remaining records four times per pair of groups: O(n²/k).
-Here the standardised records are stored in the leaves (``LEAF`` records each) of a median-split
-tree, each leaf with the bounding box of its alive records, and runs of ≈ √(number of leaves)
-consecutive leaves form super-leaves with their own boxes. The farthest record from a point is
-found by branch and bound over the super-leaves, then their leaves (upper bound
-``|max(|q − lo|, |hi − q|)|``, a lower bound from the most promising leaf; candidate leaves are
-scanned in decreasing bound, in doubling batches); the k nearest by a `scipy.spatial.cKDTree` over the alive
+Here the standardised records are stored in the leaves (≈ √n records each) of a median-split
+tree, each leaf with the bounding box of its alive records. The farthest record from a point is
+found by branch and bound over the leaves (upper bound ``|max(|q − lo|, |hi − q|)|``, a lower
+bound from the most promising leaves); the k nearest by a `scipy.spatial.cKDTree` over the alive
 records (rebuilt when half of them are gone), asked for a few more neighbours than k and
 certified against the last distance returned; the farthest record from the centroid from a list
 sorted by distance from an earlier centroid (triangle inequality). Removed records are masked;
@@ -155,9 +153,6 @@ def _mdav_scan(z: np.ndarray, k: int, rows: np.ndarray, labels: np.ndarray, g: i
 #: below this many remaining records MDAV runs by plain scans (faster than the tree there)
 SCAN_BELOW = 20_000
 
-#: records per leaf of the index (`_LeafIndex`)
-LEAF = 128
-
 
 def mdav_groups(z: np.ndarray, k: int, *, progress: bool | None = None) -> np.ndarray:
     """MDAV group labels (0, 1, ...) for the rows of ``z`` (already standardised, no NaN).
@@ -196,7 +191,7 @@ def _mdav_tree(z: np.ndarray, k: int, labels: np.ndarray, bar: Bar,
     """MDAV iterations on the leaf index while at least ``stop`` (and 3k) records remain;
     writes ``labels`` of the grouped records and returns the next free label."""
     n = len(z)
-    index = _LeafIndex(z, leaf=LEAF)
+    index = _LeafIndex(z, leaf=max(64, int(np.sqrt(n) * 1.5)))
     labels_pos = np.full(n, -1, dtype=np.int64)
     g = 0
     while index.n_alive >= max(3 * k, stop):
