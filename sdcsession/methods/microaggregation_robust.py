@@ -105,7 +105,7 @@ def rmd_groups(z: np.ndarray, k: int, d2: np.ndarray | None = None) -> np.ndarra
         while not alive[queue[ptr]]:
             ptr += 1
         s = int(queue[ptr])
-        sel = index.nearest(index.x[s].copy(), k, int(index.leaf_of[s]))
+        sel = index.nearest(index.x[s].copy(), k)
         alive[sel] = False
         lab_pos[sel] = g
         index.remove(sel)
