@@ -223,13 +223,17 @@ def _split_extended_missing(df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, d
         s = df[col]
         if s.dtype != object:
             continue
-        letters = s.map(lambda v: v if isinstance(v, str) and len(v) == 1 and "a" <= v <= "z"
-                        else None)
-        is_letter = letters.notna()
-        rest = s[~is_letter & s.notna()]
-        if not is_letter.any() or not rest.map(lambda v: isinstance(v, (int, float))).all():
+        try:
+            is_letter = s.str.fullmatch("[a-z]").fillna(False).astype(bool)
+        except AttributeError:  # no text in this column
             continue
-        extended[str(col)] = {str(k): list(g.index) for k, g in letters[is_letter].groupby(
-            letters[is_letter], sort=True)}
+        rest = s[~is_letter & s.notna()]
+        # a numeric column with extended missing values: numbers besides the letters
+        if not is_letter.any() or pd.api.types.infer_dtype(rest, skipna=True) not in (
+                "floating", "integer", "mixed-integer-float", "empty"):
+            continue
+        letters = s[is_letter]
+        extended[str(col)] = {str(k): list(g.index) for k, g in letters.groupby(letters,
+                                                                                 sort=True)}
         new[col] = pd.to_numeric(s.mask(is_letter), errors="coerce").astype("float64")
     return (df.assign(**new) if new else df), extended

@@ -237,6 +237,17 @@ def pairwise_covariance(x: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
     if not np.isnan(x).any():
         return np.cov(x, rowvar=False).reshape(p, p), info
     cov = pd.DataFrame(x).cov(min_periods=2).to_numpy(copy=True)
+    return repair_pairwise_covariance(cov, info)
+
+
+def repair_pairwise_covariance(cov: np.ndarray, info: dict[str, Any], *, repair: bool = True,
+                               ) -> tuple[np.ndarray, dict[str, Any]]:
+    """The checks and repairs of `pairwise_covariance` on a pairwise-complete matrix ``cov``
+    (NaN where a pair was observed together fewer than 2 times), in place: every variance > 0
+    (else `TreatmentError`), undefined pairs set to 0 and listed in ``info``, and with ``repair``
+    a matrix that is not positive semidefinite replaced by ``D·R₊·D``. Shared with the Dask
+    path, which assembles ``cov`` from per-partition moments."""
+    p = cov.shape[0]
     if not (np.diag(cov) > 0).all():
         raise TreatmentError("covariance: every column needs two different observed values")
     undefined = np.isnan(cov)
@@ -244,6 +255,8 @@ def pairwise_covariance(x: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
         info["covariance_undefined_pairs"] = [
             (int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(undefined, 1)), strict=True)]
         cov[undefined] = 0.0
+    if not repair:
+        return cov, info
     sd = np.sqrt(np.diag(cov))
     r = cov / np.outer(sd, sd)
     w, v = np.linalg.eigh(r)

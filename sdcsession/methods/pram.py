@@ -251,17 +251,7 @@ def pram(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, pd: float 
         u = rng.random(len(codes))
         new = _draw(codes, sidx, cum, u)
         changed = int((new != codes).sum())
-        if isinstance(s.dtype, _pandas.CategoricalDtype):
-            out = _pandas.Series(_pandas.Categorical.from_codes(new, dtype=s.dtype), index=s.index, name=col)
-        else:
-            vals = np.asarray(cats, dtype=object)[np.maximum(new, 0)]
-            out = _pandas.Series(vals, index=s.index, name=col)
-            out[~ok] = None
-            try:
-                out = out.astype(s.dtype)
-            except (TypeError, ValueError):  # pragma: no cover - exotic dtypes
-                pass
-        new_cols[col] = out
+        new_cols[col] = codes_to_column(new, ok, cats, s)
         labels = [_label(c) for c in cats]
         notes["matrices"][col] = {
             slabels[st]: {"categories": labels, "matrix": mats[st].tolist()} for st in range(n_st)}
@@ -270,6 +260,21 @@ def pram(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, pd: float 
         notes["frequencies_before"][col] = dict(zip(labels, freq.sum(axis=0).tolist()))
         notes["frequencies_after"][col] = dict(zip(labels, after.tolist()))
     return data.assign(**new_cols), notes
+
+
+def codes_to_column(new: np.ndarray, ok: np.ndarray, cats: Any, s: Any) -> Any:
+    """The PRAMmed codes ``new`` (of categories ``cats``) as a column like ``s``: the same
+    categorical dtype, or the values in ``s``'s dtype with missing records (``~ok``) missing."""
+    if isinstance(s.dtype, _pandas.CategoricalDtype):
+        return _pandas.Series(_pandas.Categorical.from_codes(new, dtype=s.dtype), index=s.index,
+                              name=s.name)
+    vals = np.asarray(list(cats), dtype=object)[np.maximum(new, 0)]
+    out = _pandas.Series(vals, index=s.index, name=s.name)
+    out[~ok] = None
+    try:
+        return out.astype(s.dtype)
+    except (TypeError, ValueError):  # pragma: no cover - exotic dtypes
+        return out
 
 
 def _label(c: Any) -> Any:

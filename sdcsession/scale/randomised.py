@@ -36,7 +36,7 @@ import pandas as pd
 
 from ..errors import TreatmentError
 from ..methods.base import require_columns
-from ..methods.noise import AddNoise, numeric_block
+from ..methods.noise import AddNoise, numeric_block, repair_pairwise_covariance
 from ..methods.pram import (
     MAX_CATEGORIES,
     MAX_NUMERIC_CATEGORIES,
@@ -45,6 +45,7 @@ from ..methods.pram import (
     _label,
     _split_matrix,
     _user_matrix,
+    codes_to_column,
     invariant_matrix,
     pram_matrix,
 )
@@ -103,18 +104,7 @@ def _pram_kernel(part: pd.DataFrame, columns: tuple, cats: list, splan: Any,
         codes = _column_codes(s, cat)
         u = rng.random(len(codes))
         new = _draw(codes, sidx, cum, u) if len(codes) else codes
-        ok = codes >= 0
-        if isinstance(s.dtype, pd.CategoricalDtype):
-            out[c] = pd.Series(pd.Categorical.from_codes(new, dtype=s.dtype), index=s.index, name=c)
-        else:
-            vals = np.asarray(list(cat), dtype=object)[np.maximum(new, 0)]
-            col = pd.Series(vals, index=s.index, name=c)
-            col[~ok] = None
-            try:
-                col = col.astype(s.dtype)
-            except (TypeError, ValueError):  # pragma: no cover - exotic dtypes
-                pass
-            out[c] = col
+        out[c] = codes_to_column(new, codes >= 0, cat, s)
     return pd.DataFrame(out, index=part.index)
 
 
@@ -240,30 +230,14 @@ def _moments2(part: pd.DataFrame, columns: tuple, mean: np.ndarray) -> np.ndarra
     return np.stack([n, a, q])
 
 
-def _covariance(m: np.ndarray, p: int) -> tuple[np.ndarray, dict[str, Any]]:
+def _covariance(m: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
     n, a, q = m
     info: dict[str, Any] = {"covariance_undefined_pairs": [], "covariance_repaired": False}
     with np.errstate(invalid="ignore", divide="ignore"):
         cov = (q - a * a.T / n) / (n - 1)
     cov[n < 2] = np.nan
-    if not (np.diag(cov) > 0).all():
-        raise TreatmentError("covariance: every column needs two different observed values")
-    undefined = np.isnan(cov)
-    if undefined.any():
-        info["covariance_undefined_pairs"] = [
-            (int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(undefined, 1)), strict=True)]
-        cov[undefined] = 0.0
-    if (n == n[0, 0]).all():  # no missing values: the plain sample covariance
-        return cov, info
-    sd = np.sqrt(np.diag(cov))
-    r = cov / np.outer(sd, sd)
-    w, v = np.linalg.eigh(r)
-    if w.min() < -1e-12 * p:
-        r = (v * np.clip(w, 0.0, None)) @ v.T
-        d = np.sqrt(np.diag(r))
-        cov = r / np.outer(d, d) * np.outer(sd, sd)
-        info["covariance_repaired"] = True
-    return cov, info
+    # no missing values: the plain sample covariance, as the pandas path (no repair)
+    return repair_pairwise_covariance(cov, info, repair=not (n == n[0, 0]).all())
 
 
 def _noise_kernel(part: pd.DataFrame, columns: tuple, method: str, noise: float,
@@ -316,7 +290,7 @@ def _noise(t: AddNoise, ddf: Any, roles: Roles, seed: int, progress: Any) -> Dis
     mean = m1[1] / m1[0]
     m2 = sum(compute(*[dask.delayed(_moments2)(p, cols, mean) for p in parts],
                      progress=progress))
-    cov, info = _covariance(m2, len(cols))
+    cov, info = _covariance(m2)
     sd = np.sqrt(np.diag(cov))
     if (sd == 0).any():
         raise TreatmentError(f"add_noise: column(s) {[c for c, s in zip(cols, sd) if s == 0]} "

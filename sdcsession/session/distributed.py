@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError, ReleaseError, RoleError, SdcWarning
+from ..errors import ParameterError, RoleError
 from ..methods.base import Treatment
 from ..roles import Roles
 from .guards import check_identifiers, follow_linked
+from .release import enforce_release_check
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import SdcSession
@@ -166,7 +167,6 @@ def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bo
            **kw: Any) -> Any:
     """Run the release check, then write the released data (without direct identifiers) as a
     partitioned Parquet dataset into the directory ``path`` (`sdcsession.scale.parquet`)."""
-    import warnings
 
     from ..scale.parquet import write_parquet
 
@@ -179,18 +179,7 @@ def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bo
     if str(path).lower().endswith((".csv", ".tsv", ".dta", ".sav", ".xpt", ".sas7bdat")):
         raise ParameterError(f"path: a Dask session exports a partitioned Parquet dataset (a "
                              f"directory, e.g. 'release/' or 'release.parquet'), got {path!r}")
-    findings = release_check(session, k=k, risk_threshold=risk_threshold)
-    block = findings[findings["severity"] == "block"]
-    if len(block) and not force:
-        raise ReleaseError(
-            "export refused: the release check found problems that block a release "
-            "(fix them, or pass force=True to export anyway):\n"
-            + "\n".join(f"  - [{r.check}] {r.message}" for r in block.itertuples()))
-    warn = findings[findings["severity"] == "warn"] if not force else findings
-    if len(warn):
-        warnings.warn("release check: " + "; ".join(f"[{r.check}] {r.message}"
-                                                      for r in warn.itertuples()),
-                      SdcWarning, stacklevel=3)
+    enforce_release_check(release_check(session, k=k, risk_threshold=risk_threshold), force)
     protected = [protect] if isinstance(protect, (str, bytes)) or hasattr(protect, "__fspath__") \
         else list(protect or [])
     source = getattr(session._tree, "source", None)

@@ -163,18 +163,7 @@ def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bo
             not isinstance(protect, (list, tuple))
             or not all(isinstance(p, (str, Path)) for p in protect)):
         raise ParameterError(f"protect: expected a path or a list of paths, got {protect!r:.60}")
-    findings = release_check(session, k=k, risk_threshold=risk_threshold)
-    block = findings[findings["severity"] == "block"]
-    if len(block) and not force:
-        raise ReleaseError(
-            "export refused: the release check found problems that block a release "
-            "(fix them, or pass force=True to export anyway):\n"
-            + "\n".join(f"  - [{r.check}] {r.message}" for r in block.itertuples()))
-    warn = findings[findings["severity"] == "warn"] if not force else findings
-    if len(warn):
-        warnings.warn("release check: " + "; ".join(f"[{r.check}] {r.message}"
-                                                      for r in warn.itertuples()),
-                      SdcWarning, stacklevel=3)
+    enforce_release_check(release_check(session, k=k, risk_threshold=risk_threshold), force)
     protected = [p for p in ([protect] if isinstance(protect, (str, Path)) else list(protect or []))]
     source = getattr(session._tree, "source", None)
     if source:
@@ -185,3 +174,20 @@ def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bo
     keep = {k: v for k, v in original.attrs.items() if k != "source"}
     out.attrs = {**keep, "untouched": untouched}  # value labels keep the file's codes
     return write_data(out, path, protect=protected or None, overwrite=overwrite, **kw)
+
+
+def enforce_release_check(findings: pd.DataFrame, force: bool) -> None:
+    """What an export does with the release check's findings: ``block`` findings stop it with a
+    `ReleaseError` listing them (unless ``force``), the others (all of them with ``force``) are
+    issued as one `SdcWarning`."""
+    block = findings[findings["severity"] == "block"]
+    if len(block) and not force:
+        raise ReleaseError(
+            "export refused: the release check found problems that block a release "
+            "(fix them, or pass force=True to export anyway):\n"
+            + "\n".join(f"  - [{r.check}] {r.message}" for r in block.itertuples()))
+    warn = findings[findings["severity"] == "warn"] if not force else findings
+    if len(warn):
+        warnings.warn("release check: " + "; ".join(f"[{r.check}] {r.message}"
+                                                      for r in warn.itertuples()),
+                      SdcWarning, stacklevel=4)

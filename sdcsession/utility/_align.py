@@ -32,6 +32,7 @@ __all__ = [
     "check_frame",
     "check_cells",
     "check_seed",
+    "check_progress",
     "check_types",
     "column_list",
     "resolve_columns",
@@ -111,6 +112,13 @@ def check_seed(seed: Any, measure: str, name: str = "seed", *, allow_none: bool 
     if not 0 <= int(seed) < 2**32:
         raise ParameterError(f"{measure}: {name} must be an integer in [0, 2**32 - 1], got {seed!r}")
     return int(seed)
+
+
+def check_progress(progress: Any, measure: str) -> None:
+    """ParameterError unless ``progress`` is True, False or None (automatic)."""
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise ParameterError(f"{measure}: progress must be True, False or None, got "
+                             f"{progress!r:.60}")
 
 
 def column_list(columns: Any, measure: str, what: str = "columns") -> list[Hashable]:

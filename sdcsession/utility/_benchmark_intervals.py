@@ -16,7 +16,7 @@ from scipy import stats
 
 from ..errors import MeasureError, ParameterError
 from ..progress import Bar
-from ._align import check_frames, check_seed
+from ._align import check_frames, check_progress, check_seed
 from ._benchmark_indicators import Indicator, _evaluate, _frame_inputs
 
 # --------------------------------------------------------------------------------------------
@@ -148,9 +148,7 @@ def indicator_ci(
     >>> round(float(ci.estimate[0]), 2), round(float(ci.se[0]), 4)
     (50.5, 2.9011)
     """
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise ParameterError(f"indicator_ci: progress must be True, False or None, got "
-                             f"{progress!r:.60}")
+    check_progress(progress, "indicator_ci")
     with Bar(n_boot if isinstance(n_boot, (int, np.integer)) else None,
              desc=f"bootstrap {Indicator.parse(indicator).name}", enabled=progress) as bar:
         return _indicator_ci(data, indicator, weight=weight, household=household, by=by,
@@ -302,9 +300,7 @@ def compare_indicators(
     """
     check_frames(original, masked, "compare_indicators")
     seed = check_seed(seed, "compare_indicators", allow_none=True)
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise ParameterError(f"compare_indicators: progress must be True, False or None, got "
-                             f"{progress!r:.60}")
+    check_progress(progress, "compare_indicators")
     if (not isinstance(n_boot, (int, np.integer)) or isinstance(n_boot, bool) or n_boot < 2
             or n_boot > 10**7):
         raise ParameterError(f"n_boot: expected an integer in [2, 10**7], got {n_boot!r}")

@@ -72,7 +72,7 @@ from scipy import stats
 
 from ..errors import MeasureError, ParameterError
 from ..progress import track
-from ._align import check_cells, check_frames, check_types, column_list
+from ._align import check_cells, check_frames, check_progress, check_types, column_list
 from ._gdu_formulas import RECODE_VARIANTS, grc, ldu_biv_rule, ldu_psr, ldu_recoding
 from ._gdu_stats import _COEF, _pair_test, _run, _univariate
 from ._gdu_variables import (
@@ -177,8 +177,7 @@ def gdu(
     (1.0, 0.0, 0.5)
     """
     check_frames(original, masked, "gdu")
-    if progress is not None and not isinstance(progress, (bool, np.bool_)):
-        raise ParameterError(f"gdu: progress must be True, False or None, got {progress!r:.60}")
+    check_progress(progress, "gdu")
     if not (0 < alpha < 1) or not (0 < normality_alpha < 1):
         raise ParameterError("gdu: alpha and normality_alpha must lie in (0, 1)")
     if not (0 <= uni_share <= 1):
