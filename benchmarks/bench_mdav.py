@@ -4,7 +4,10 @@ Run: ``nice -n 10 python benchmarks/bench_mdav.py [--n N] [--k K]`` (default N =
 Data: ``synthetic_survey`` persons, numeric income/expend/savings (skewed, many zeros — ties).
 Prints wall time and CPU time (``time.process_time``; the machine may be shared) of
 ``microaggregation(df, vars, k, method="mdav")`` and the goal: < 20 s for 1,000,000 records
-(sdcMicro's C++ MDAV needs 46 s for 84,000 records).
+(sdcMicro's C++ MDAV needs 46 s for 84,000 records). MDAV's iterations are compiled by numba on
+their first call (a few seconds, then cached in ``__pycache__``): the time of a first call on 10
+records (compilation, or loading the cache) is printed apart, and the goal is judged on that
+plus the run.
 """
 
 from __future__ import annotations
@@ -32,12 +35,16 @@ def main() -> None:
     df = synthetic_survey(nh, seed=1).iloc[: a.n].reset_index(drop=True)
     if len(df) < a.n:
         raise SystemExit(f"synthetic_survey({nh}) gave only {len(df):,} records")
+    w = time.perf_counter()
+    microaggregation(df.iloc[:10], NUM, k=a.k, progress=False)
+    first = time.perf_counter() - w
     w, c = time.perf_counter(), time.process_time()
     _, notes = microaggregation(df, NUM, k=a.k, progress=False)
     wall, cpu = time.perf_counter() - w, time.process_time() - c
-    ok = "meets" if wall < GOAL_S else "MISSES"
+    ok = "meets" if first + wall < GOAL_S else "MISSES"
     print(f"MDAV k={a.k} on {len(df):,} records x {len(NUM)} variables: wall {wall:.2f} s, "
-          f"CPU {cpu:.2f} s  ({notes['n_groups']:,} groups, SSE/SST "
+          f"CPU {cpu:.2f} s (+ first call, compile or cache load: {first:.2f} s)  "
+          f"({notes['n_groups']:,} groups, SSE/SST "
           f"{notes['sse_std'] / notes['sst_std']:.6f})  goal < {GOAL_S:.0f} s: {ok}"
           + ("" if a.n == 1_000_000 else " (goal is for 1,000,000 records)"))
 

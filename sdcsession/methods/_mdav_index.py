@@ -1,4 +1,6 @@
-"""The branch-and-bound leaf index of MDAV (`sdcsession.methods.mdav`) on large inputs.
+"""A branch-and-bound leaf index with removal (used by the RMD microaggregation,
+`sdcsession.methods.microaggregation_robust`; MDAV has its own compiled tree,
+`sdcsession.methods._mdav_jit`).
 
 `_LeafIndex` stores the standardised records in the leaves of a median-split tree, each
 leaf with the bounding box of its alive records, and answers the MDAV queries exactly: the

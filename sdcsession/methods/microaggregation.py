@@ -40,8 +40,8 @@ Methods
 
 Notes
 -----
-Speed of MDAV: see `sdcsession.methods.mdav` (a branch-and-bound leaf index on large
-inputs, plain vectorised scans on the rest; exact).
+Speed of MDAV: see `sdcsession.methods.mdav` (compiled iterations on a k-d tree whose boxes
+shrink as records are grouped; exact).
 
 Weights. With ``weights`` (a column of non-negative sampling weights) each group's value is the
 weighted mean ``Σ w_i x_i / Σ w_i`` (or the weighted median: the smallest value whose cumulative
@@ -86,12 +86,10 @@ from ..errors import ParameterError, TreatmentError
 from ..progress import Bar
 from ..roles import Roles
 from .base import Result, Treatment, check_choice, check_int, param_names, require_columns
-from .mdav import (  # noqa: F401  (SCAN_BELOW and the private MDAV kernels: re-exported)
-    SCAN_BELOW,
+from .mdav import (  # noqa: F401  (the private MDAV kernels: re-exported)
     _mdav_labels,
     _mdav_scan,
     _mdav_small,
-    _mdav_tree,
     mdav_groups,
 )
 from .microaggregation_robust import rmd_groups

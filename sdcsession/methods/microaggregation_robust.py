@@ -18,7 +18,7 @@ and standard deviation 1 (z):
 
 Outlying records are thus grouped first, with their nearest neighbours, before the dense centre
 of the data is reached (MDAV instead alternates the two extremes of the distance from the
-centroid). The nearest-neighbour queries use the branch-and-bound leaf index of MDAV
+centroid). The nearest-neighbour queries use a branch-and-bound leaf index with removal
 (`sdcsession.methods._mdav_index`), so a step costs far less than a scan of all records; the
 result is exact (ties at the k-th distance may pick another of the equidistant records).
 

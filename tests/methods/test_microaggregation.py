@@ -15,9 +15,7 @@ from sdcsession.errors import ParameterError, TreatmentError
 from sdcsession.methods.base import Treatment
 from sdcsession.methods.microaggregation import (
     Microaggregation,
-    _mdav_scan,
     _mdav_small,
-    _mdav_tree,
     mdav_groups,
     microaggregation,
     optimal_univariate_groups,
@@ -50,26 +48,15 @@ def test_mdav_sse_not_worse_than_sdcmicro(ds, key):
     assert within_group_ss(z, lab) == pytest.approx(r["sse_std"], rel=1e-9)
 
 
-def _tree_then_scan(z: np.ndarray, k: int, stop: int) -> np.ndarray:
-    """The leaf-index MDAV while ``stop`` records remain, then plain scans (as mdav_groups)."""
-    lab = np.full(len(z), -1, dtype=np.int64)
-    g = _mdav_tree(z, k, lab, progress.Bar(enabled=False), stop=stop)
-    rest = np.flatnonzero(lab < 0)
-    _mdav_scan(z, k, rest, lab, g)
-    return lab
-
-
 def _partition(lab: np.ndarray) -> set:
     return {tuple(np.flatnonzero(lab == g)) for g in np.unique(lab)}
 
 
-@pytest.mark.parametrize("stop", [0, 3000])
-def test_index_mdav_equals_plain_mdav(stop):
+def test_compiled_mdav_equals_plain_mdav():
     x = np.exp(RNG.multivariate_normal([0, 0, 0], [[1, .5, .2], [.5, 1, .3], [.2, .3, 1]], 6000))
     z = _std(x)
     plain = _mdav_small(z, 3)
-    assert _partition(_tree_then_scan(z, 3, stop)) == _partition(plain)
-    assert _partition(mdav_groups(z, 3)) == _partition(plain)
+    assert np.array_equal(mdav_groups(z, 3), plain)  # same groups, numbered alike
 
 
 def _naive_mdav(z: np.ndarray, k: int) -> np.ndarray:
@@ -116,11 +103,11 @@ def test_scan_equals_textbook_mdav_with_ties(n, k, seed):
 
 @settings(max_examples=15, deadline=None)
 @given(n=st.integers(30, 400), k=st.integers(2, 4), seed=st.integers(0, 999))
-def test_index_mdav_equals_textbook_mdav_with_ties(n, k, seed):
-    # the leaf index (farthest by box bounds, k nearest by the k-d tree) resolves exactly equal
-    # distances as the textbook version too (integer coordinates: sums and distances are exact)
+def test_plain_scan_mdav_equals_textbook_mdav_with_ties(n, k, seed):
+    # the plain scans (the reference of the compiled tree) resolve exactly equal distances as the
+    # textbook version too (integer coordinates: sums and distances are exact)
     z = np.random.default_rng(seed).integers(0, 4, size=(n, 3)).astype(float)
-    assert _partition(_tree_then_scan(z, k, 0)) == _partition(_naive_mdav(z, k))
+    assert _partition(_mdav_small(z, k)) == _partition(_naive_mdav(z, k))
 
 
 def test_mdav_progress_bar(monkeypatch):
@@ -153,7 +140,7 @@ def test_mdav_group_sizes(n, k, p, seed):
 
 def test_large_index_group_sizes_with_ties():
     z = RNG.integers(0, 4, size=(3000, 2)).astype(float)  # massive ties
-    sizes = np.bincount(_tree_then_scan(z, 4, 0))
+    sizes = np.bincount(mdav_groups(z, 4))
     assert sizes.min() >= 4 and sizes.max() <= 7 and sizes.sum() == 3000
 
 
