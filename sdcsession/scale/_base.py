@@ -182,6 +182,17 @@ def mixed_radix(cols: Sequence[np.ndarray], cards: Sequence[int], n: int) -> np.
     return out
 
 
+def persist_wait(obj: Any, *, progress: bool | None = None) -> Any:
+    """`persist`, then wait until the result is in the workers' memory (with a distributed
+    client; the local schedulers compute on ``persist`` already)."""
+    out = persist(obj, progress=progress)
+    if active_client() is not None:
+        from distributed import wait
+
+        wait(out)
+    return out
+
+
 def persist(obj: Any, *, progress: bool | None = None) -> Any:
     """``obj.persist()`` (a Dask collection computed and kept in the workers' memory), with
     Dask's progress bar when progress bars are enabled."""

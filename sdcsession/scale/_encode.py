@@ -145,7 +145,7 @@ def known_categories(ddf: Any, columns: Sequence[str], *, progress: bool | None 
 
 def encode_part(part: pd.DataFrame, plan: KeyPlan) -> np.ndarray:
     """Codes ``(n, p)`` (``-1`` = missing) of one partition's keys in the plan's global coding."""
-    codes = np.empty((len(part), len(plan.keys)), dtype=np.int64, order="F")
+    codes = np.empty((len(part), len(plan.keys)), dtype=np.int32, order="F")
     for j, k in enumerate(plan.keys):
         s = part[k]
         if plan.categorical[j]:

@@ -25,24 +25,31 @@ Example
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
-__all__ = ["local_table", "empty_carry", "fold", "lookup"]
+from ._base import active_client, compute, persist_wait
+
+__all__ = ["local_table", "empty_carry", "fold", "fold_all", "ordered_fold", "lookup"]
 
 Table = tuple[np.ndarray, np.ndarray]
 
 
-def local_table(keys: np.ndarray, values: np.ndarray | None) -> tuple[np.ndarray, np.ndarray,
-                                                                      np.ndarray | None]:
+def local_table(keys: np.ndarray, values: np.ndarray | None = None, *, count: bool = False,
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]:
     """One partition's contribution: its sorted distinct ``keys``, the position of every record's
-    key among them, and the per-record ``values`` (``(n, c)`` floats; ``None`` = count 1 each)."""
+    key among them (int32 when it fits), the per-record ``values`` (``(n, c)`` floats) and
+    whether the first sum is an integer count of the records (``count``, implied when
+    ``values`` is None): then ``values`` fill the sums after it. Records are held as 4 + 8c
+    bytes each until folded."""
     codes, uniq = pd.factorize(np.asarray(keys), sort=False)  # hashing: faster than sorting
     uniq = np.asarray(uniq)
     order = np.argsort(uniq, kind="stable")
-    rank = np.empty(len(uniq), dtype=np.int64)
+    rank = np.empty(len(uniq), dtype=np.int32 if len(uniq) < 2**31 else np.int64)
     rank[order] = np.arange(len(uniq))
-    return uniq[order], rank[codes], values
+    return uniq[order], rank[codes], values, count or values is None
 
 
 def empty_carry(ncols: int, dtype: object = np.int64) -> Table:
@@ -50,10 +57,10 @@ def empty_carry(ncols: int, dtype: object = np.int64) -> Table:
     return np.zeros(0, dtype=dtype), np.zeros((0, ncols), dtype=np.float64)
 
 
-def fold(carry: Table, part: tuple[np.ndarray, np.ndarray, np.ndarray | None]) -> Table:
+def fold(carry: Table, part: tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]) -> Table:
     """Continue the running sums of ``carry`` with one partition's records (in record order)."""
     keys, sums = carry
-    uk, inv, vals = part
+    uk, inv, vals, count = part
     ncols = sums.shape[1]
     if len(uk) == 0:
         return carry
@@ -72,12 +79,41 @@ def fold(carry: Table, part: tuple[np.ndarray, np.ndarray, np.ndarray | None]) -
     pos = np.searchsorted(allk, uk)
     for j in range(ncols):
         acc = new[pos, j]  # a copy: the running sums of this partition's groups
-        if vals is None:
+        if count and j == 0:
             acc += np.bincount(inv, minlength=len(uk))  # integer counts: order-free
         else:
-            np.add.at(acc, inv, vals[:, j])  # sequential, as bincount
+            np.add.at(acc, inv, vals[:, j - count])  # sequential, as bincount
         new[pos, j] = acc
     return allk, new
+
+
+def fold_all(carry: list[Table], parts: list) -> list[Table]:
+    """`fold` of several tables at once (one partition's contributions to each)."""
+    return [fold(c, p) for c, p in zip(carry, parts)]
+
+
+def ordered_fold(parts: list, contribution: Any, carry: Any, *args: Any,
+                 progress: bool | None = None, many: bool = False) -> Any:
+    """Fold ``contribution(part, *args)`` of every partition (Dask delayed objects, in partition
+    order) into ``carry`` with `fold` (`fold_all` when ``many``), in record order; returns the
+    final carry, computed.
+
+    The fold is sequential while the contributions can be computed in parallel; to keep the
+    contributions waiting for the fold from filling the workers' memory, the partitions are
+    taken in waves of twice the cluster's threads: a wave is computed (its carry kept on the
+    cluster) before the next one is read.
+    """
+    import dask
+
+    client = active_client()
+    wave = 2 * (sum(client.nthreads().values()) if client is not None else 2)
+    step = fold_all if many else fold
+    for start in range(0, len(parts), wave):
+        for part in parts[start:start + wave]:
+            carry = dask.delayed(step)(carry, dask.delayed(contribution)(part, *args))
+        if start + wave < len(parts):
+            carry = persist_wait(carry, progress=progress)
+    return compute(carry, progress=progress)[0]
 
 
 def lookup(table: Table, keys: np.ndarray) -> np.ndarray:

@@ -44,9 +44,9 @@ import pandas as pd
 
 from ..errors import MeasureError
 from ..risk._codes import as_keys, check_alpha, weights_of
-from ._base import compute, delayed_partitions, mixed_radix, radix
+from ._base import delayed_partitions, mixed_radix, radix
 from ._encode import KeyPlan, encode_part, pattern_bits, scan
-from ._ordered import empty_carry, fold, local_table, lookup
+from ._ordered import empty_carry, local_table, lookup, ordered_fold
 
 __all__ = ["frequencies", "frequency_model", "FrequencyModel", "check_frame_columns"]
 
@@ -93,25 +93,28 @@ def _group(codes: np.ndarray, rows: np.ndarray, obs: list[int], cards: list[int]
 def _contributions(part: pd.DataFrame, plan: KeyPlan, pairs: list, weight: str | None,
                    alpha: float) -> list[tuple]:
     codes, bits, w = _codes_and_weights(part, plan, weight)
+    n = len(part)
     out = []
     for u, pi, obs in pairs:
-        ci = np.flatnonzero((bits | pi) == u)
-        g = _group(codes, ci, obs, plan.cards)
-        cb = bits[ci]
+        mask = (bits | pi) == u
+        if mask.all():  # every record (no missing keys): no copies of the rows
+            g = mixed_radix([codes[:, j] for j in obs], [plan.cards[j] for j in obs], n)
+            cb = bits
+        else:
+            ci = np.flatnonzero(mask)
+            g = _group(codes, ci, obs, plan.cards)
+            cb = bits[ci]
         same = (cb == 0) | (cb == pi)
         factor = None if alpha == 1.0 or same.all() else np.where(same, 1.0, alpha)
         if weight is None:
-            vals = None if factor is None else factor[:, None]
+            out.append(local_table(g, None if factor is None else factor[:, None]))
+            continue
+        wc = np.zeros(0) if w is None else w if len(cb) == n else w[mask]
+        if factor is None:  # counts exact as integers; only the weights are held per record
+            out.append(local_table(g, wc[:, None], count=True))
         else:
-            wc = w[ci] if w is not None else np.zeros(0)
-            f1 = np.ones(len(ci)) if factor is None else factor
-            vals = np.column_stack([f1, wc if factor is None else wc * factor])
-        out.append(local_table(g, vals))
+            out.append(local_table(g, np.column_stack([factor, wc * factor])))
     return out
-
-
-def _fold_all(carry: list, part: list) -> list:
-    return [fold(c, p) for c, p in zip(carry, part)]
 
 
 def _lookup_part(part: pd.DataFrame, tables: list, plan: KeyPlan, pairs: list,
@@ -183,10 +186,8 @@ def frequency_model(ddf: Any, keys: str | Iterable[str], *, weight: str | None =
     cols = keys + ([weight] if weight is not None and weight not in keys else [])
     ncols = 1 if weight is None else 2
     carry: Any = [empty_carry(ncols) for _ in pairs]
-    for part in delayed_partitions(ddf, cols):
-        contrib = dask.delayed(_contributions)(part, plan, pairs, weight, a)
-        carry = dask.delayed(_fold_all)(carry, contrib)
-    (tables,) = compute(carry, progress=progress)
+    tables = ordered_fold(delayed_partitions(ddf, cols), _contributions, carry, plan, pairs,
+                          weight, a, progress=progress, many=True)
     return FrequencyModel(keys=tuple(keys), weight=weight, alpha=a, plan=plan, pairs=pairs,
                           tables=dask.delayed(tables, traverse=False).persist())
 

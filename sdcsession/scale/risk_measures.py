@@ -41,7 +41,7 @@ from ..risk._codes import as_keys, check_number
 from ..risk.individual import individual_risk_from_freq
 from ._base import compute, mixed_radix, radix
 from ._encode import encode_part, scan
-from ._ordered import empty_carry, fold, local_table, lookup
+from ._ordered import empty_carry, local_table, lookup, ordered_fold
 from .freq_tables import check_frame_columns, frequencies
 
 __all__ = ["frequencies", "individual_risk", "household_risk", "global_risk",
@@ -143,6 +143,10 @@ def _household_part(r: pd.Series, h: pd.Series) -> tuple:
                            "types?); give one type of household id") from None
 
 
+def _household_pair(rh: tuple) -> tuple:
+    return _household_part(*rh)
+
+
 def _household_lookup(r: pd.Series, h: pd.Series, table: Any) -> pd.Series:
     s = lookup(table, h.to_numpy())[:, 0]
     return pd.Series(-np.expm1(s), index=r.index, name="household_risk")
@@ -160,10 +164,9 @@ def household_risk(risk: Any, household: Any, *, progress: bool | None = None) -
 
     if risk.npartitions != household.npartitions:
         raise MeasureError("household: the risks and the household ids have different partitions")
-    carry: Any = empty_carry(1)
-    for r, h in zip(risk.to_delayed(), household.to_delayed()):
-        carry = dask.delayed(fold)(carry, dask.delayed(_household_part)(r, h))
-    (table,) = compute(carry, progress=progress)
+    parts = [dask.delayed(tuple)([r, h]) for r, h in zip(risk.to_delayed(),
+                                                          household.to_delayed())]
+    table = ordered_fold(parts, _household_pair, empty_carry(1), progress=progress)
     shared = dask.delayed(table, traverse=False).persist()
     return risk.map_partitions(_household_lookup, household, shared, align_dataframes=False,
                                meta=pd.Series(dtype="float64", name="household_risk"))

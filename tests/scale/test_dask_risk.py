@@ -66,7 +66,7 @@ def test_hand_computed_wildcards():
 
 def test_risks_equal_pandas(scheduler):
     df = _data()
-    ddf = dd.from_pandas(df, npartitions=4)
+    ddf = dd.from_pandas(df, npartitions=9)  # several waves of the ordered fold
     f = scale.frequencies(ddf, ["a", "b"], weight="w", progress=False)
     r = scale.individual_risk(f)
     exp_r = R.individual_risk(df, ["a", "b"], weight="w")
