@@ -73,7 +73,7 @@ def main() -> None:
                     default=1_000_000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--memory-limit", default=None,
-                    help="per worker (default: half the data's in-memory size, at least 600MiB)")
+                    help="per worker (default: 90%% of the data's in-memory size, at least 600MiB)")
     ap.add_argument("--dir", default=None, help="where to write (default: a temporary folder)")
     a = ap.parse_args()
     from distributed import Client, LocalCluster
@@ -86,7 +86,7 @@ def main() -> None:
     t0 = time.perf_counter()
     size = write_dataset(src, a.n, a.rows_per_file)
     t_write = time.perf_counter() - t0
-    limit = a.memory_limit or f"{max(int(size / 2 / 2**20), 600)}MiB"
+    limit = a.memory_limit or f"{max(int(0.9 * size / 2**20), 600)}MiB"
     cluster = LocalCluster(n_workers=a.workers, threads_per_worker=1, processes=True,
                            memory_limit=limit, dashboard_address=None)
     client = Client(cluster)
