@@ -136,6 +136,8 @@ class Counter:
     """
 
     KEEP = 3  # syncs a table survives without being used
+    BITS_ROWS = 1 << 40  # integer weights, at most this many data rows: the bit index, if ...
+    BITS_BYTES = 1 << 24  # ... it takes at most this many bytes, or four times X
     CHUNK = 1 << 18  # codes (query rows x data patterns) looked up at once
     BLOCK = 1 << 16  # query rows grouped by pattern at once
 
@@ -153,6 +155,7 @@ class Counter:
         self.total = self.W.sum(axis=0)
         self.gen = 0
         self._cache: dict[int, _Table] = {}
+        self._bix = None  # the bit index (`sdcsession.methods._kanon_jit.BitIndex`), when used
 
     # ----------------------------------------------------------------------------- tables
     def _table(self, P: int) -> _Table:
@@ -299,6 +302,8 @@ class Counter:
         out = np.zeros((m, nw))
         if m == 0 or len(self.X) == 0:
             return out
+        if self._bit_index() is not None:
+            return self._bix.count(Qx[:, self.cols], self.W)
         if m > self.BLOCK:
             for a in range(0, m, self.BLOCK):
                 out[a:a + self.BLOCK] = self.count(Qx[a:a + self.BLOCK])
@@ -314,6 +319,29 @@ class Counter:
             for P, qidx in tasks:
                 self._count_pattern(P, qidx, Qx, dpats, out)
         return out
+
+    def _bit_index(self):
+        """The bit index of the data rows (`sdcsession.methods._kanon_jit.BitIndex`), built on
+        first use, or None: weights not all integers (a sum of integers is exact in any order,
+        so its counts equal the tables'), or an index larger than ``max(BITS_BYTES, 4 X)``."""
+        if self._bix is None and self.wint and len(self.snap) <= self.BITS_ROWS:
+            from ._kanon_jit import BitIndex  # numba: imported on first use only
+
+            if BitIndex.nbytes(len(self.snap), self.cards) <= max(self.BITS_BYTES,
+                                                                  4 * self.X.nbytes):
+                self._bix = BitIndex(self.snap, np.arange(len(self.cols)), self.cards)
+        return self._bix if self.wint else None
+
+    def delta(self, now: np.ndarray, before: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """``(n,)`` change of each data row's sum of compatible weights (column 0) when the
+        rows ``before`` become ``now`` (weights ``w``): ``sum_r w_r (compat(now_r) -
+        compat(before_r))``. Call after `sync`."""
+        if self._bit_index() is not None and bool(np.all(np.mod(w, 1.0) == 0)):
+            return self._bix.delta(now[:, self.cols], before[:, self.cols], w)
+        cards = np.ones(self.X.shape[1], np.int64)
+        cards[self.cols] = self.cards
+        both = np.concatenate([now, before])
+        return Counter(both, np.concatenate([w, -w]), self.cols, cards).count(self.X)[:, 0]
 
     def _count_pattern(self, P: int, qidx: np.ndarray, Qx: np.ndarray, dpats: list[int],
                        out: np.ndarray) -> None:
@@ -383,6 +411,9 @@ class Counter:
         if len(R) == 0:
             return
         old, new = self.snap[R], cur[R]
+        if self._bix is not None:
+            xr = (old != new).any(axis=1)
+            self._bix.update(R[xr], old[xr], new[xr])
         oldf, newf = self._filled(old), self._filled(new)
         oldW = self.W[R]
         newW = oldW if W is None else W[R]

@@ -145,21 +145,20 @@ def _update_fks(X: np.ndarray, w: np.ndarray, keysets: list[np.ndarray], cards: 
     """Update fk in place after the values (R, V) of X changed from ``old`` to their current value.
 
     For records outside R the change is (compatible rows among R now) - (compatible rows among R
-    before), one lookup against the rows of R weighted +w (now) and -w (before); the records of R
-    are recounted with the persistent counters ``base``.
+    before) (`Counter.delta` of the persistent counters ``base``); the records of R are recounted
+    with ``base``.
     """
     if len(R) == 0:
         return
     now = X[R]
     before = now.copy()
     before[np.arange(len(R)), V] = old
-    both = np.concatenate([now, before])
-    wb = np.concatenate([w[R], -w[R]])
     for i, (cols, fk) in enumerate(zip(keysets, fks)):
         inset = np.isin(V, cols)
         if not inset.any():
             continue
-        delta = Counter(both, wb, cols, cards).count(X)[:, 0]
+        base[i].sync()
+        delta = base[i].delta(now, before, w[R])
         fk += delta
         if start is not None:
             # rows of R whose changed key is outside this key set keep fk + delta
