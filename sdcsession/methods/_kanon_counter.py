@@ -12,52 +12,22 @@ encoded once on ``S`` (mixed radix) and summed per code in a hash-indexed table;
 answered by hash lookups. Any number of query rows ("virtual" records with one more key suppressed, restored records,
 ...) costs one vectorised lookup per pattern pair.
 
-Large counts and table updates run on a small shared thread pool (``SDCSESSION_THREADS``).
+Large counts and table updates run on a small shared thread pool (``SDCSESSION_THREADS``,
+`sdcsession.methods._kanon_pool`). With integer weights and many missing patterns the counts
+come from a compiled bit index instead (`sdcsession.methods._kanon_jit.BitIndex`, same sums).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
 
-from ._kanon_rows import _MAX_RADIX, _bits, _first_positions, _groups
+from ._kanon_pool import _pool
+from ._kanon_rows import _MAX_RADIX, _bits, _first_positions, _groups, bit_index_bytes
 
 __all__ = ["Counter", "compat_sum"]
-
-
-_POOL: ThreadPoolExecutor | None = None
-_POOL_SIZE = 0
-
-
-def _pool() -> ThreadPoolExecutor | None:
-    """Shared thread pool for counting (``SDCSESSION_THREADS``, default: the CPUs, at most 4);
-    None when one thread is asked for or available."""
-    global _POOL, _POOL_SIZE
-    try:
-        n = int(os.environ.get("SDCSESSION_THREADS", "0"))
-    except ValueError:
-        n = 0
-    if n <= 0:
-        n = min(os.cpu_count() or 1, 4)
-    if n <= 1:
-        return None
-    if _POOL is None or _POOL_SIZE != n:
-        _POOL = ThreadPoolExecutor(max_workers=n, thread_name_prefix="sdcsession-count")
-        _POOL_SIZE = n
-    return _POOL
-
-
-def _forget_pool() -> None:
-    global _POOL
-    _POOL = None  # a forked child has no threads: it makes its own pool
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_pool)
 
 
 class _Table:
@@ -136,8 +106,9 @@ class Counter:
     """
 
     KEEP = 3  # syncs a table survives without being used
-    BITS_ROWS = 1 << 40  # integer weights, at most this many data rows: the bit index, if ...
-    BITS_BYTES = 1 << 24  # ... it takes at most this many bytes, or four times X
+    BITS_ROWS = 1 << 40  # bit index (see `_bit_index`): at most this many data rows, ...
+    BITS_PATTERNS = 8  # ... at least this many missing patterns among them ...
+    BITS_BYTES = 1 << 24  # ... and an index of at most this many bytes (or the size of X)
     CHUNK = 1 << 18  # codes (query rows x data patterns) looked up at once
     BLOCK = 1 << 16  # query rows grouped by pattern at once
 
@@ -303,7 +274,7 @@ class Counter:
         if m == 0 or len(self.X) == 0:
             return out
         if self._bit_index() is not None:
-            return self._bix.count(Qx[:, self.cols], self.W)
+            return self._bix.count(Qx, self.W, self.cols)
         if m > self.BLOCK:
             for a in range(0, m, self.BLOCK):
                 out[a:a + self.BLOCK] = self.count(Qx[a:a + self.BLOCK])
@@ -322,13 +293,18 @@ class Counter:
 
     def _bit_index(self):
         """The bit index of the data rows (`sdcsession.methods._kanon_jit.BitIndex`), built on
-        first use, or None: weights not all integers (a sum of integers is exact in any order,
-        so its counts equal the tables'), or an index larger than ``max(BITS_BYTES, 4 X)``."""
+        first use, or None (then hash tables count). The index counts when the weights are
+        integers (below 2^53 in all: then sums are exact in any order, and equal the tables'),
+        the data rows have at least ``BITS_PATTERNS`` missing patterns (the tables cost one
+        lookup per pattern, the index does not depend on them) and the index takes at most
+        ``max(BITS_BYTES, X)`` bytes."""
         if self._bix is None and self.wint and len(self.snap) <= self.BITS_ROWS:
-            from ._kanon_jit import BitIndex  # numba: imported on first use only
+            if (sum(c > 0 for c in self.npat.values()) >= self.BITS_PATTERNS
+                    and bit_index_bytes(len(self.snap), self.cards) <= max(self.BITS_BYTES,
+                                                                           self.X.nbytes)
+                    and float(np.abs(self.W).sum()) < 2.0 ** 53):
+                from ._kanon_jit import BitIndex  # numba: imported on first use only
 
-            if BitIndex.nbytes(len(self.snap), self.cards) <= max(self.BITS_BYTES,
-                                                                  4 * self.X.nbytes):
                 self._bix = BitIndex(self.snap, np.arange(len(self.cols)), self.cards)
         return self._bix if self.wint else None
 

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
-__all__ = ["BitIndex"]
+__all__ = ["BitIndex", "first_per_group"]
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
@@ -120,8 +120,8 @@ def _word_lists(B):  # pragma: no cover - compiled
 
 @numba.njit(cache=True)
 def _descend(B, off, cards, ptr, words, q, L, acc, act, nact, ref):  # pragma: no cover
-    """Partial ANDs of query ``q`` (codes in key order) from key ``L`` on. Level ``l + 1`` is
-    the AND of the sets of keys ``0..l``; ``ref[l]`` is the level holding it (a missing key
+    """Partial ANDs of query ``q`` (codes in key order) from key ``L`` on. Level ``v + 1`` is
+    the AND of the sets of keys ``0..v``; ``ref[v]`` is the level holding it (a missing key
     shares its parent's); ``nact[v] = -1``: no key observed yet (every row). Returns the final
     level."""
     for lv in range(L, len(q)):
@@ -268,65 +268,66 @@ class BitIndex:
     >>> ix.delta(np.array([[-1, 1]]), np.array([[1, 1]]), np.ones(1)).tolist()
     [0.0, 1.0, 1.0, 0.0]
     >>> ix.update(np.array([3]), np.array([[1, 1]]), np.array([[-1, 1]]))
+    >>> X[3, 0] = -1
     >>> ix.count(X, np.ones((4, 1)))[:, 0].tolist()
     [2.0, 3.0, 4.0, 3.0]
     """
 
     __slots__ = ("n", "keys", "cards", "off", "order", "rank", "B", "ptr", "words")
 
+    BLOCK = 1 << 16  # query rows sorted and counted at once (bounded temporaries)
+
     def __init__(self, X: np.ndarray, cols: Sequence[int], cards: Sequence[int]):
         self.n = len(X)
         cols = np.asarray(cols, dtype=np.int64)
-        # key order: most categories first (the sort's primary key)
         cards = np.asarray(cards, dtype=np.int64)
+        keys = np.argsort(-cards, kind="stable")  # most categories first: the sort's primary
+        S = np.ascontiguousarray(X[:, cols[keys]])
+        cards = cards[keys]
         if self.n:  # codes above the stated categories would land in another key's sets
-            cards = np.maximum(cards, X[:, cols].max(axis=0).astype(np.int64) + 1)
-        self.keys = np.argsort(-cards, kind="stable")
-        self.cards = cards[self.keys]
-        self.off = np.concatenate(([0], np.cumsum(self.cards + 1))).astype(np.int64)
-        S = np.ascontiguousarray(X[:, cols[self.keys]])
-        self.order = _lex_order(S)
-        self.rank = np.empty(self.n, np.int64)
-        self.rank[self.order] = np.arange(self.n)
-        self.B = _build(S, self.order, self.off, self.cards, max(1, (self.n + 63) // 64))
+            cards = np.maximum(cards, S.max(axis=0).astype(np.int64) + 1)
+        self.keys, self.cards = keys, cards
+        self.off = np.concatenate(([0], np.cumsum(cards + 1))).astype(np.int64)
+        self.order = _lex_order(S).astype(np.int32)
+        self.rank = np.empty(self.n, np.int32)
+        self.rank[self.order] = np.arange(self.n, dtype=np.int32)
+        self.B = _build(S, self.order, self.off, cards, max(1, (self.n + 63) // 64))
         self.ptr, self.words = _word_lists(self.B)
-
-    @staticmethod
-    def nbytes(n: int, cards: Sequence[int]) -> int:
-        """Size of the index of ``n`` rows (bytes, at most: the bit sets, their non-zero words,
-        the row order and the partial ANDs of a query)."""
-        nw = max(1, (n + 63) // 64)
-        return 12 * nw * (int(np.sum(np.asarray(cards) + 1)) + len(cards) + 1) + 16 * n
 
     def update(self, rows: np.ndarray, old: np.ndarray, new: np.ndarray) -> None:
         """Data rows ``rows`` changed from codes ``old`` to ``new`` (on the index's columns)."""
-        _update(self.B, self.off, self.cards, self.rank[rows],
+        _update(self.B, self.off, self.cards, self.rank[rows].astype(np.int64),
                 np.ascontiguousarray(old[:, self.keys], dtype=np.int64),
                 np.ascontiguousarray(new[:, self.keys], dtype=np.int64))
         self.ptr, self.words = _word_lists(self.B)
 
-    def count(self, Q: np.ndarray, W: np.ndarray) -> np.ndarray:
+    def count(self, Q: np.ndarray, W: np.ndarray, cols: Sequence[int] | None = None) -> np.ndarray:
         """``(m, r)`` sums of the integer weights ``W`` (``(n, r)``) over the data rows
-        compatible with each query row (``Q``: the query codes on ``cols``, ``-1`` missing)."""
+        compatible with each query row (``Q``: the query codes on the index's columns, or
+        ``Q[:, cols]``; ``-1`` missing)."""
+        sel = self.keys if cols is None else np.asarray(cols, dtype=np.int64)[self.keys]
         r = W.shape[1]
-        Ws = np.ascontiguousarray(W[self.order], dtype=np.float64)
         kinds = np.full(r, 2, np.int64)
         flags = np.zeros((r, self.B.shape[1]), np.uint64)
         for j in range(r):
-            col = Ws[:, j]
+            col = W[:, j]
             if np.all(col == 1.0):
                 kinds[j] = 0
             elif np.all((col == 0.0) | (col == 1.0)):
                 kinds[j] = 1
-                idx = np.flatnonzero(col)
+                idx = self.rank[np.flatnonzero(col)]
                 np.bitwise_or.at(flags[j], idx >> 6,
                                  np.left_shift(np.uint64(1), (idx & 63).astype(np.uint64)))
+        # weights in index order, only for columns summed weight by weight
+        Ws = (np.ascontiguousarray(W[self.order], dtype=np.float64) if (kinds == 2).any()
+              else np.zeros((1, r)))
+        total = W.sum(axis=0)
         out = np.zeros((len(Q), r))
-        if len(Q) == 0:
-            return out
-        Qk = np.ascontiguousarray(Q[:, self.keys], dtype=np.int64)
-        _count(self.B, self.off, self.cards, self.ptr, self.words, Qk, _lex_order(Qk), Ws, kinds,
-               flags, W.sum(axis=0), *_levels(self.B.shape[1], len(self.keys)), out)
+        levels = _levels(self.B.shape[1], len(self.keys))
+        for a in range(0, len(Q), self.BLOCK):
+            Qk = np.ascontiguousarray(Q[a:a + self.BLOCK][:, sel], dtype=np.int64)
+            _count(self.B, self.off, self.cards, self.ptr, self.words, Qk, _lex_order(Qk), Ws,
+                   kinds, flags, total, *levels, out[a:a + self.BLOCK])
         return out
 
     def delta(self, now: np.ndarray, before: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -345,8 +346,49 @@ class BitIndex:
         return out
 
 
+@numba.njit(cache=True)
+def _first_per_group(pri, rec, grp, nrec, ngrp):  # pragma: no cover - compiled
+    used_r = np.zeros(nrec, np.bool_)
+    used_g = np.zeros(ngrp, np.bool_)
+    out = np.empty(len(pri), np.int64)
+    m = 0
+    for j in pri:
+        if used_r[rec[j]] or used_g[grp[j]]:
+            continue
+        used_r[rec[j]] = True
+        used_g[grp[j]] = True
+        out[m] = j
+        m += 1
+    return out[:m]
+
+
+def first_per_group(pri: np.ndarray, rec: np.ndarray, grp: np.ndarray) -> np.ndarray:
+    """Greedy selection in priority order ``pri`` (item indices): item j is taken unless an
+    item taken before has the same record ``rec[j]`` or the same group ``grp[j]`` (non-negative
+    ints, indexed by item).
+
+    >>> first_per_group(np.array([2, 0, 1]), np.array([0, 0, 1]), np.array([0, 1, 1])).tolist()
+    [2, 0]
+    """
+    if len(pri) == 0:
+        return np.zeros(0, np.int64)
+    rec = np.asarray(rec, np.int64)
+    grp = np.asarray(grp, np.int64)
+    return _first_per_group(np.asarray(pri, np.int64), rec, grp, int(rec.max()) + 1,
+                            int(grp.max()) + 1)
+
+
 def _lex_order(S: np.ndarray) -> np.ndarray:
-    """Rows of ``S`` in lexicographic order (column 0 first; -1 before the codes)."""
-    if S.shape[1] == 0:
+    """Rows of ``S`` in lexicographic order (column 0 first; -1 before the codes): one argsort
+    of a mixed-radix code when it fits in int64, else a lexsort."""
+    if S.shape[1] == 0 or len(S) == 0:
         return np.arange(len(S))
-    return np.lexsort(S.T[::-1])
+    radix = S.max(axis=0).astype(np.int64) + 2
+    if float(np.prod(radix.astype(float))) >= 2.0 ** 62:
+        return np.lexsort(S.T[::-1])
+    code = np.zeros(len(S), np.int64)
+    for j in range(S.shape[1]):
+        code *= radix[j]
+        code += S[:, j]
+        code += 1
+    return np.argsort(code, kind="stable")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._kanon_counter import Counter
+from ._kanon_rows import _row_ids, first_per_group
 
 if TYPE_CHECKING:
     from ._kanon_core import SolveInfo
@@ -42,10 +43,7 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
     """
     weighted = not np.all(w == 1.0)
     allcols = keysets_all(keysets)
-    seq: dict[tuple[int, int], int] = {}
-    for s_, (rows, v) in enumerate(order):
-        for r in rows.tolist():
-            seq[(r, v)] = s_
+    seq = _sequence(order, X.shape[1])
     fks = []
     for cnt in base:
         cnt.sync()
@@ -92,24 +90,13 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
         # priority: most important key, records with several suppressions, latest first
         nsup = (info.suppressed[rr] & (X[rr] < 0)).sum(axis=1)
         rk = rank[vv] if rank is not None else np.zeros(len(rr))
-        sq = np.array([seq.get((int(r), int(v)), 0) for r, v in zip(rr, vv)])
+        sq = seq(rr, vv)
         pri = np.lexsort((-sq, -nsup, rk))
-        used_rec: set[int] = set()
-        used_slice: set[tuple[int, bytes]] = set()
-        acc_l = []
-        for j in pri.tolist():
-            r, v = int(rr[j]), int(vv[j])
-            if r in used_rec:
-                continue
-            row = X[r, allcols].copy()
-            row[allcols == v] = -2
-            key = (v, row.tobytes())
-            if key in used_slice:
-                continue
-            used_rec.add(r)
-            used_slice.add(key)
-            acc_l.append(j)
-        acc = np.asarray(acc_l, dtype=np.int64)
+        # one per record and per slice (the key and the codes on the other keys), in order
+        slc = X[rr][:, allcols].astype(np.int64) + 1
+        slc[vv[:, None] == allcols[None, :]] = -1
+        slc = _row_ids(np.column_stack([vv, slc]))
+        acc = first_per_group(pri, rr, slc)
         X[rr[acc], vv[acc]] = orig[rr[acc], vv[acc]]
         _update_fks(X, w, keysets, cards, fks, rr[acc], vv[acc], -1, base,
                     [x[acc] for x in b0])
@@ -137,6 +124,27 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
         keep[acc] = False
         rr, vv = rr[keep], vv[keep]
     return fks
+
+
+def _sequence(order: list[tuple[np.ndarray, int]], p: int):
+    """Lookup of the position in ``order`` of the last suppression of each cell (0 if none)."""
+    if not order:
+        return lambda rr, vv: np.zeros(len(rr), np.int64)
+    lens = np.array([len(rows) for rows, _ in order])
+    cell = np.concatenate([rows for rows, _ in order]).astype(np.int64) * p + np.repeat(
+        np.array([v for _, v in order], np.int64), lens)
+    pos = np.repeat(np.arange(len(order)), lens)
+    srt = np.lexsort((pos, cell))  # by cell, then position: the last of each cell wins
+    cell, pos = cell[srt], pos[srt]
+    last = np.append(cell[1:] != cell[:-1], True)
+    cell, pos = cell[last], pos[last]
+
+    def lookup(rr: np.ndarray, vv: np.ndarray) -> np.ndarray:
+        q = rr.astype(np.int64) * p + vv
+        at = np.minimum(np.searchsorted(cell, q), len(cell) - 1)
+        return np.where(cell[at] == q, pos[at], 0)
+
+    return lookup
 
 
 def _update_fks(X: np.ndarray, w: np.ndarray, keysets: list[np.ndarray], cards: Sequence[int],
