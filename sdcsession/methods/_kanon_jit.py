@@ -34,7 +34,7 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
-__all__ = ["BitIndex", "first_per_group"]
+__all__ = ["BitIndex", "first_per_group", "first_unlocked"]
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
@@ -376,6 +376,40 @@ def first_per_group(pri: np.ndarray, rec: np.ndarray, grp: np.ndarray) -> np.nda
     grp = np.asarray(grp, np.int64)
     return _first_per_group(np.asarray(pri, np.int64), rec, grp, int(rec.max()) + 1,
                             int(grp.max()) + 1)
+
+
+@numba.njit(cache=True)
+def _first_unlocked(pc, pcell, locked):  # pragma: no cover - compiled
+    m = pc[-1] + 1 if len(pc) else 0
+    taken = np.zeros(m, np.bool_)
+    a = 0
+    while a < len(pc):
+        b = a
+        while b < len(pc) and pc[b] == pc[a]:
+            b += 1
+        free = True
+        for j in range(a, b):
+            if locked[pcell[j]]:
+                free = False
+                break
+        if free:
+            taken[pc[a]] = True
+            for j in range(a, b):
+                locked[pcell[j]] = True
+        a = b
+    return np.flatnonzero(taken)
+
+
+def first_unlocked(pc: np.ndarray, pcell: np.ndarray, locked: np.ndarray) -> np.ndarray:
+    """Sequential greedy over candidates ``0, 1, ...`` (in priority order) given as (candidate,
+    cell) pairs grouped by candidate: a candidate is taken when none of its cells is locked,
+    and then locks them (``locked`` is updated in place). Returns the taken candidates.
+
+    >>> locked = np.zeros(3, bool)
+    >>> first_unlocked(np.array([0, 0, 1, 2]), np.array([0, 1, 1, 2]), locked).tolist()
+    [0, 2]
+    """
+    return _first_unlocked(np.asarray(pc, np.int64), np.asarray(pcell, np.int64), locked)
 
 
 def _lex_order(S: np.ndarray) -> np.ndarray:

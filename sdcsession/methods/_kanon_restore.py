@@ -25,7 +25,7 @@ _DEBUG = False
 
 def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list[np.ndarray],
                    cards: Sequence[int], k: float, rank: np.ndarray | None, info: SolveInfo,
-                   order: list[tuple[np.ndarray, int]], base: list[Counter],
+                   order: list[tuple[np.ndarray, np.ndarray, np.ndarray]], base: list[Counter],
                    max_rounds: int = 50) -> list[np.ndarray]:
     """Restore suppressed values whose restoration keeps every record at fk >= k.
 
@@ -126,14 +126,16 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
     return fks
 
 
-def _sequence(order: list[tuple[np.ndarray, int]], p: int):
-    """Lookup of the position in ``order`` of the last suppression of each cell (0 if none)."""
+def _sequence(order: list[tuple[np.ndarray, np.ndarray, np.ndarray]], p: int):
+    """Lookup of the step at which each cell was last suppressed (0 if never): the entries of
+    ``order`` (``(rows, cols, step within the entry)``, `sdcsession.methods._kanon_search.Entry`)
+    follow one another."""
+    order = [e for e in order if len(e[0])]
     if not order:
         return lambda rr, vv: np.zeros(len(rr), np.int64)
-    lens = np.array([len(rows) for rows, _ in order])
-    cell = np.concatenate([rows for rows, _ in order]).astype(np.int64) * p + np.repeat(
-        np.array([v for _, v in order], np.int64), lens)
-    pos = np.repeat(np.arange(len(order)), lens)
+    ends = np.cumsum([int(st.max()) + 1 for _, _, st in order])
+    cell = np.concatenate([rows * p + vs for rows, vs, _ in order])
+    pos = np.concatenate([st + e - st.max() - 1 for (_, _, st), e in zip(order, ends)])
     srt = np.lexsort((pos, cell))  # by cell, then position: the last of each cell wins
     cell, pos = cell[srt], pos[srt]
     last = np.append(cell[1:] != cell[:-1], True)
