@@ -151,18 +151,18 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
         # locks: a candidate (c, t) touches the violator cells of its t-slice
         acc = _lock_slices(cand, best[cand], cells)
         is_don = kind[acc, best[acc]] == 2
-        acc_self = list(zip(acc[~is_don].tolist(), best[acc[~is_don]].tolist()))
-        acc_don = list(zip(acc[is_don].tolist(), best[acc[is_don]].tolist()))
+        acc_self, acc_don = acc[~is_don], acc[is_don]
         if _DEBUG:
             print('viol', len(vi), 'cells', nc, 'cand', len(cand), 'self', len(acc_self),
                   'don', len(acc_don))
         changed = 0
         if len(acc_self):
-            c, t = np.array(acc_self).T
-            _suppress(X, info, order, vi[first[c]], cols[t], np.arange(len(c)))
-            changed += len(c)
-        if acc_don:
-            changed += _apply_donors(X, cols, acc_don, cell_rows, vmask, info, order)
+            _suppress(X, info, order, vi[first[acc_self]], cols[best[acc_self]],
+                      np.arange(len(acc_self)))
+            changed += len(acc_self)
+        if len(acc_don):
+            changed += _apply_donors(X, cols, acc_don, best[acc_don], cell_rows, vmask, info,
+                                     order)
         if changed == 0:
             if not _fallback(X, w, cols, cards, k, rank, vi, cell_of, cells, info, order, cnt,
                              allowed):
@@ -244,10 +244,11 @@ def _lock_slices(cand: np.ndarray, tt: np.ndarray, cells: np.ndarray,
     return cand[rep[taken]]
 
 
-def _apply_donors(X: np.ndarray, cols: np.ndarray, acc: list[tuple[int, int]],
+def _apply_donors(X: np.ndarray, cols: np.ndarray, acc_c: np.ndarray, acc_t: np.ndarray,
                   cell_rows: np.ndarray, vmask: np.ndarray, info: SolveInfo,
                   order: list[Entry]) -> int:
-    """Suppress key t in one non-violating record of the t-slice of each accepted cell.
+    """Suppress key ``acc_t[i]`` in one non-violating record of the slice of each accepted cell
+    ``acc_c[i]`` (cells of one key in the order accepted, keys in the order first accepted).
 
     The donor of a cell is the first record (in row order) that does not violate, is observed on
     key t and equals the cell on the other keys (missing equal to missing). Rows are encoded on
@@ -255,7 +256,6 @@ def _apply_donors(X: np.ndarray, cols: np.ndarray, acc: list[tuple[int, int]],
     cells' codes, so no copy of all rows is made.
     """
     done = 0
-    acc_c, acc_t = np.array(acc).T
     cards = np.maximum(X.max(axis=0).astype(np.int64) + 1, cell_rows.max(axis=0) + 1)
     for t in pd.unique(acc_t).tolist():  # keys in the order first accepted
         cs = acc_c[acc_t == t]
@@ -306,7 +306,7 @@ def _radix_code(rows: np.ndarray, cols: list[int], radix: list[int]) -> np.ndarr
     return code
 
 
-def _apply_donors_rows(X: np.ndarray, cols: np.ndarray, t: int, cs: list[int],
+def _apply_donors_rows(X: np.ndarray, cols: np.ndarray, t: int, cs: np.ndarray,
                        cell_rows: np.ndarray, vmask: np.ndarray, info: SolveInfo,
                        order: list[Entry]) -> int:
     """`_apply_donors` for one key when the codes overflow int64: rows grouped by sorting."""

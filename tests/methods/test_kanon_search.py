@@ -83,7 +83,7 @@ def test_donors_both_ways_equal_the_definition(seed):
         info = SolveInfo(np.zeros(X.shape, bool))
         order = []
         if way == "codes":
-            done = _apply_donors(Xw, cols, [(int(c), t) for c in cs], cell_rows, vmask, info, order)
+            done = _apply_donors(Xw, cols, cs, np.full(len(cs), t), cell_rows, vmask, info, order)
         else:
             done = _apply_donors_rows(Xw, cols, t, cs, cell_rows, vmask, info, order)
         assert done == len(want)
