@@ -119,6 +119,7 @@ class Counter:
         W = W[:, None] if W.ndim == 1 else W
         self.W = W.copy() if copy else W  # copy=False: the caller gives up W (no copy)
         self.wint = bool(np.all(np.mod(self.W, 1.0) == 0))  # integer weights: exact in any order
+        self.wexact = self.wint and float(np.abs(self.W).sum()) < 2.0 ** 53  # ... every sum
         self.cols = np.asarray(cols, dtype=np.int64)
         self.cards = np.array([max(int(cards[c]), 1) for c in self.cols], dtype=np.int64)
         self.snap = X[:, self.cols].copy()
@@ -294,25 +295,25 @@ class Counter:
     def _bit_index(self):
         """The bit index of the data rows (`sdcsession.methods._kanon_jit.BitIndex`), built on
         first use, or None (then hash tables count). The index counts when the weights are
-        integers (below 2^53 in all: then sums are exact in any order, and equal the tables'),
-        the data rows have at least ``BITS_PATTERNS`` missing patterns (the tables cost one
+        integers (below 2^53 in all, ``wexact``: then sums are exact in any order, and equal the
+        tables'), the data rows have at least ``BITS_PATTERNS`` missing patterns (the tables cost one
         lookup per pattern, the index does not depend on them) and the index takes at most
         ``max(BITS_BYTES, X)`` bytes."""
-        if self._bix is None and self.wint and len(self.snap) <= self.BITS_ROWS:
+        if self._bix is None and self.wexact and len(self.snap) <= self.BITS_ROWS:
             if (sum(c > 0 for c in self.npat.values()) >= self.BITS_PATTERNS
                     and bit_index_bytes(len(self.snap), self.cards) <= max(self.BITS_BYTES,
-                                                                           self.X.nbytes)
-                    and float(np.abs(self.W).sum()) < 2.0 ** 53):
+                                                                           self.X.nbytes)):
                 from ._kanon_jit import BitIndex  # numba: imported on first use only
 
                 self._bix = BitIndex(self.snap, np.arange(len(self.cols)), self.cards)
-        return self._bix if self.wint else None
+        return self._bix if self.wexact else None
 
     def delta(self, now: np.ndarray, before: np.ndarray, w: np.ndarray) -> np.ndarray:
         """``(n,)`` change of each data row's sum of compatible weights (column 0) when the
         rows ``before`` become ``now`` (weights ``w``): ``sum_r w_r (compat(now_r) -
         compat(before_r))``. Call after `sync`."""
-        if self._bit_index() is not None and bool(np.all(np.mod(w, 1.0) == 0)):
+        if (self._bit_index() is not None and bool(np.all(np.mod(w, 1.0) == 0))
+                and float(np.abs(w).sum()) < 2.0 ** 53):
             return self._bix.delta(now[:, self.cols], before[:, self.cols], w)
         cards = np.ones(self.X.shape[1], np.int64)
         cards[self.cols] = self.cards
@@ -372,7 +373,11 @@ class Counter:
     def sync(self, W: np.ndarray | None = None) -> None:
         """Take changed values of ``X`` (and new weights ``W``, all rows) into the tables."""
         cur = self.X[:, self.cols]
-        changed = (cur != self.snap).any(axis=1)
+        ne = cur != self.snap
+        if ne.shape[1] in (2, 4, 8):  # the row's flags as one integer
+            changed = ne.view(f"u{ne.shape[1]}")[:, 0] != 0
+        else:
+            changed = ne.any(axis=1)
         if W is not None:
             W = np.asarray(W, dtype=np.float64)
             W = W[:, None] if W.ndim == 1 else W
@@ -447,6 +452,7 @@ class Counter:
         if W is not None:
             self.W[R] = newW
             self.wint = self.wint and bool(np.all(np.mod(newW, 1.0) == 0))
+            self.wexact = self.wint and float(np.abs(self.W).sum()) < 2.0 ** 53
 
 
 def compat_sum(X: np.ndarray, w: np.ndarray, cols: Sequence[int], cards: Sequence[int],

@@ -53,6 +53,19 @@ def _popcount(x):  # pragma: no cover - compiled
     return np.int64((x * _H01) >> _S56)
 
 
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_S58 = np.uint64(58)
+_DB_TABLE = np.zeros(64, np.int64)
+for _i in range(64):
+    _DB_TABLE[(((1 << _i) * 0x03F79D71B4CB0A89) & ((1 << 64) - 1)) >> 58] = _i
+
+
+@numba.njit(cache=True, inline="always")
+def _low_bit(low):  # pragma: no cover - compiled
+    """Position of the single set bit of ``low`` (de Bruijn multiplication)."""
+    return _DB_TABLE[(low * _DEBRUIJN) >> _S58]
+
+
 @numba.njit(cache=True, inline="always")
 def _row(off, cards, t, c):  # pragma: no cover - compiled
     """Set of code ``c`` of key position ``t`` (a code the data never use: the missing rows)."""
@@ -193,7 +206,7 @@ def _count(B, off, cards, ptr, words, Q, qorder, W, kinds, flags, total, acc, ac
                     x = acc[f, wd]
                     while x != _ZERO:
                         low = x & (~x + _ONE)
-                        tot += W[wd * 64 + _popcount(low - _ONE), j]
+                        tot += W[wd * 64 + _low_bit(low), j]
                         x ^= low
                 out[i, j] = tot
             else:
@@ -213,6 +226,7 @@ def _delta(B, off, cards, ptr, words, order, common, qorder, now, before, wr, ac
     pc = now.shape[1]
     rn = np.empty(pc, np.int64)  # sets of the keys that differ, after and before
     rb = np.empty(pc, np.int64)
+    acc_out = np.zeros(n)  # by position in the index
     for s in range(len(qorder)):
         i = qorder[s]
         nn = 0
@@ -248,12 +262,14 @@ def _delta(B, off, cards, ptr, words, order, common, qorder, now, before, wr, ac
             minus = pb & ~pn
             while plus != _ZERO:
                 low = plus & (~plus + _ONE)
-                out[order[wd * 64 + _popcount(low - _ONE)]] += wr[i]
+                acc_out[wd * 64 + _low_bit(low)] += wr[i]
                 plus ^= low
             while minus != _ZERO:
                 low = minus & (~minus + _ONE)
-                out[order[wd * 64 + _popcount(low - _ONE)]] -= wr[i]
+                acc_out[wd * 64 + _low_bit(low)] -= wr[i]
                 minus ^= low
+    for i in range(n):  # index order to row order
+        out[order[i]] = acc_out[i]
 
 
 class BitIndex:
@@ -425,4 +441,4 @@ def _lex_order(S: np.ndarray) -> np.ndarray:
         code *= radix[j]
         code += S[:, j]
         code += 1
-    return np.argsort(code, kind="stable")
+    return np.argsort(code)  # ties (equal rows) in any order: the counts do not depend on it

@@ -186,3 +186,12 @@ def test_first_per_group_is_the_sequential_greedy(rounds):
     m = 400
     rec, grp, pri = np.arange(m) // 2, (np.arange(m) + 1) // 2, np.arange(m)
     assert first_per_group(pri, rec, grp, rounds).tolist() == list(range(0, m, 2))
+
+
+def test_huge_integer_weights_stay_on_the_tables():
+    # sums beyond 2^53 are not exact in float64: the order of summation would matter
+    rng = np.random.default_rng(2)
+    X, cards = _data(rng, 50, 3, 0.3)
+    c = _bit_counter(X, np.full(50, 2.0 ** 50), np.arange(3), cards)
+    want = _hash_counter(X, np.full(50, 2.0 ** 50), np.arange(3), cards).count(X)
+    assert np.array_equal(c.count(X), want) and c._bix is None and c.wint and not c.wexact
