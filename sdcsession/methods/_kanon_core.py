@@ -73,7 +73,7 @@ def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Seq
         info.unresolvable = int(bad.sum())
         return info
     orig = X.copy()
-    order: list[tuple[np.ndarray, int]] = []
+    order: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # the suppressions made
     ks = [np.asarray(c, dtype=np.int64) for c in keysets]
     base = []
     for cols in ks:

@@ -12,52 +12,22 @@ encoded once on ``S`` (mixed radix) and summed per code in a hash-indexed table;
 answered by hash lookups. Any number of query rows ("virtual" records with one more key suppressed, restored records,
 ...) costs one vectorised lookup per pattern pair.
 
-Large counts and table updates run on a small shared thread pool (``SDCSESSION_THREADS``).
+Large counts and table updates run on a small shared thread pool (``SDCSESSION_THREADS``,
+`sdcsession.methods._kanon_pool`). With integer weights and many missing patterns the counts
+come from a compiled bit index instead (`sdcsession.methods._kanon_jit.BitIndex`, same sums).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
 
-from ._kanon_rows import _MAX_RADIX, _bits, _first_positions, _groups
+from ._kanon_pool import _pool
+from ._kanon_rows import _MAX_RADIX, _bits, _first_positions, _groups, bit_index_bytes
 
 __all__ = ["Counter", "compat_sum"]
-
-
-_POOL: ThreadPoolExecutor | None = None
-_POOL_SIZE = 0
-
-
-def _pool() -> ThreadPoolExecutor | None:
-    """Shared thread pool for counting (``SDCSESSION_THREADS``, default: the CPUs, at most 4);
-    None when one thread is asked for or available."""
-    global _POOL, _POOL_SIZE
-    try:
-        n = int(os.environ.get("SDCSESSION_THREADS", "0"))
-    except ValueError:
-        n = 0
-    if n <= 0:
-        n = min(os.cpu_count() or 1, 4)
-    if n <= 1:
-        return None
-    if _POOL is None or _POOL_SIZE != n:
-        _POOL = ThreadPoolExecutor(max_workers=n, thread_name_prefix="sdcsession-count")
-        _POOL_SIZE = n
-    return _POOL
-
-
-def _forget_pool() -> None:
-    global _POOL
-    _POOL = None  # a forked child has no threads: it makes its own pool
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_pool)
 
 
 class _Table:
@@ -136,6 +106,9 @@ class Counter:
     """
 
     KEEP = 3  # syncs a table survives without being used
+    BITS_ROWS = 1 << 40  # bit index (see `_bit_index`): at most this many data rows, ...
+    BITS_PATTERNS = 8  # ... at least this many missing patterns among them ...
+    BITS_BYTES = 1 << 24  # ... and an index of at most this many bytes (or the size of X)
     CHUNK = 1 << 18  # codes (query rows x data patterns) looked up at once
     BLOCK = 1 << 16  # query rows grouped by pattern at once
 
@@ -146,6 +119,7 @@ class Counter:
         W = W[:, None] if W.ndim == 1 else W
         self.W = W.copy() if copy else W  # copy=False: the caller gives up W (no copy)
         self.wint = bool(np.all(np.mod(self.W, 1.0) == 0))  # integer weights: exact in any order
+        self.wexact = self.wint and float(np.abs(self.W).sum()) < 2.0 ** 53  # ... every sum
         self.cols = np.asarray(cols, dtype=np.int64)
         self.cards = np.array([max(int(cards[c]), 1) for c in self.cols], dtype=np.int64)
         self.snap = X[:, self.cols].copy()
@@ -153,6 +127,7 @@ class Counter:
         self.total = self.W.sum(axis=0)
         self.gen = 0
         self._cache: dict[int, _Table] = {}
+        self._bix = None  # the bit index (`sdcsession.methods._kanon_jit.BitIndex`), when used
 
     # ----------------------------------------------------------------------------- tables
     def _table(self, P: int) -> _Table:
@@ -299,6 +274,8 @@ class Counter:
         out = np.zeros((m, nw))
         if m == 0 or len(self.X) == 0:
             return out
+        if self._bit_index() is not None:
+            return self._bix.count(Qx, self.W, self.cols)
         if m > self.BLOCK:
             for a in range(0, m, self.BLOCK):
                 out[a:a + self.BLOCK] = self.count(Qx[a:a + self.BLOCK])
@@ -314,6 +291,34 @@ class Counter:
             for P, qidx in tasks:
                 self._count_pattern(P, qidx, Qx, dpats, out)
         return out
+
+    def _bit_index(self):
+        """The bit index of the data rows (`sdcsession.methods._kanon_jit.BitIndex`), built on
+        first use, or None (then hash tables count). The index counts when the weights are
+        integers (below 2^53 in all, ``wexact``: then sums are exact in any order, and equal the
+        tables'), the data rows have at least ``BITS_PATTERNS`` missing patterns (the tables cost one
+        lookup per pattern, the index does not depend on them) and the index takes at most
+        ``max(BITS_BYTES, X)`` bytes."""
+        if self._bix is None and self.wexact and len(self.snap) <= self.BITS_ROWS:
+            if (sum(c > 0 for c in self.npat.values()) >= self.BITS_PATTERNS
+                    and bit_index_bytes(len(self.snap), self.cards) <= max(self.BITS_BYTES,
+                                                                           self.X.nbytes)):
+                from ._kanon_jit import BitIndex  # numba: imported on first use only
+
+                self._bix = BitIndex(self.snap, np.arange(len(self.cols)), self.cards)
+        return self._bix if self.wexact else None
+
+    def delta(self, now: np.ndarray, before: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """``(n,)`` change of each data row's sum of compatible weights (column 0) when the
+        rows ``before`` become ``now`` (weights ``w``): ``sum_r w_r (compat(now_r) -
+        compat(before_r))``. Call after `sync`."""
+        if (self._bit_index() is not None and bool(np.all(np.mod(w, 1.0) == 0))
+                and float(np.abs(w).sum()) < 2.0 ** 53):
+            return self._bix.delta(now[:, self.cols], before[:, self.cols], w)
+        cards = np.ones(self.X.shape[1], np.int64)
+        cards[self.cols] = self.cards
+        both = np.concatenate([now, before])
+        return Counter(both, np.concatenate([w, -w]), self.cols, cards).count(self.X)[:, 0]
 
     def _count_pattern(self, P: int, qidx: np.ndarray, Qx: np.ndarray, dpats: list[int],
                        out: np.ndarray) -> None:
@@ -368,7 +373,11 @@ class Counter:
     def sync(self, W: np.ndarray | None = None) -> None:
         """Take changed values of ``X`` (and new weights ``W``, all rows) into the tables."""
         cur = self.X[:, self.cols]
-        changed = (cur != self.snap).any(axis=1)
+        ne = cur != self.snap
+        if ne.shape[1] in (2, 4, 8):  # the row's flags as one integer
+            changed = ne.view(f"u{ne.shape[1]}")[:, 0] != 0
+        else:
+            changed = ne.any(axis=1)
         if W is not None:
             W = np.asarray(W, dtype=np.float64)
             W = W[:, None] if W.ndim == 1 else W
@@ -383,6 +392,9 @@ class Counter:
         if len(R) == 0:
             return
         old, new = self.snap[R], cur[R]
+        if self._bix is not None:
+            xr = (old != new).any(axis=1)
+            self._bix.update(R[xr], old[xr], new[xr])
         oldf, newf = self._filled(old), self._filled(new)
         oldW = self.W[R]
         newW = oldW if W is None else W[R]
@@ -440,6 +452,7 @@ class Counter:
         if W is not None:
             self.W[R] = newW
             self.wint = self.wint and bool(np.all(np.mod(newW, 1.0) == 0))
+            self.wexact = self.wint and float(np.abs(self.W).sum()) < 2.0 ** 53
 
 
 def compat_sum(X: np.ndarray, w: np.ndarray, cols: Sequence[int], cards: Sequence[int],

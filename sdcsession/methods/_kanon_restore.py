@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._kanon_counter import Counter
+from ._kanon_rows import _row_ids, first_per_group
 
 if TYPE_CHECKING:
     from ._kanon_core import SolveInfo
@@ -24,7 +25,7 @@ _DEBUG = False
 
 def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list[np.ndarray],
                    cards: Sequence[int], k: float, rank: np.ndarray | None, info: SolveInfo,
-                   order: list[tuple[np.ndarray, int]], base: list[Counter],
+                   order: list[tuple[np.ndarray, np.ndarray, np.ndarray]], base: list[Counter],
                    max_rounds: int = 50) -> list[np.ndarray]:
     """Restore suppressed values whose restoration keeps every record at fk >= k.
 
@@ -42,10 +43,7 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
     """
     weighted = not np.all(w == 1.0)
     allcols = keysets_all(keysets)
-    seq: dict[tuple[int, int], int] = {}
-    for s_, (rows, v) in enumerate(order):
-        for r in rows.tolist():
-            seq[(r, v)] = s_
+    seq = _sequence(order, X.shape[1])
     fks = []
     for cnt in base:
         cnt.sync()
@@ -92,24 +90,13 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
         # priority: most important key, records with several suppressions, latest first
         nsup = (info.suppressed[rr] & (X[rr] < 0)).sum(axis=1)
         rk = rank[vv] if rank is not None else np.zeros(len(rr))
-        sq = np.array([seq.get((int(r), int(v)), 0) for r, v in zip(rr, vv)])
+        sq = seq(rr, vv)
         pri = np.lexsort((-sq, -nsup, rk))
-        used_rec: set[int] = set()
-        used_slice: set[tuple[int, bytes]] = set()
-        acc_l = []
-        for j in pri.tolist():
-            r, v = int(rr[j]), int(vv[j])
-            if r in used_rec:
-                continue
-            row = X[r, allcols].copy()
-            row[allcols == v] = -2
-            key = (v, row.tobytes())
-            if key in used_slice:
-                continue
-            used_rec.add(r)
-            used_slice.add(key)
-            acc_l.append(j)
-        acc = np.asarray(acc_l, dtype=np.int64)
+        # one per record and per slice (the key and the codes on the other keys), in order
+        slc = X[rr][:, allcols].astype(np.int64) + 1
+        slc[vv[:, None] == allcols[None, :]] = -1
+        slc = _row_ids(np.column_stack([vv, slc]))
+        acc = first_per_group(pri, rr, slc)
         X[rr[acc], vv[acc]] = orig[rr[acc], vv[acc]]
         _update_fks(X, w, keysets, cards, fks, rr[acc], vv[acc], -1, base,
                     [x[acc] for x in b0])
@@ -139,27 +126,49 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
     return fks
 
 
+def _sequence(order: list[tuple[np.ndarray, np.ndarray, np.ndarray]], p: int):
+    """Lookup of the step at which each cell was last suppressed (0 if never): the entries of
+    ``order`` (``(rows, cols, step within the entry)``, `sdcsession.methods._kanon_search.Entry`)
+    follow one another."""
+    order = [e for e in order if len(e[0])]
+    if not order:
+        return lambda rr, vv: np.zeros(len(rr), np.int64)
+    ends = np.cumsum([int(st.max()) + 1 for _, _, st in order])
+    cell = np.concatenate([rows * p + vs for rows, vs, _ in order])
+    pos = np.concatenate([st + e - st.max() - 1 for (_, _, st), e in zip(order, ends)])
+    srt = np.lexsort((pos, cell))  # by cell, then position: the last of each cell wins
+    cell, pos = cell[srt], pos[srt]
+    last = np.append(cell[1:] != cell[:-1], True)
+    cell, pos = cell[last], pos[last]
+
+    def lookup(rr: np.ndarray, vv: np.ndarray) -> np.ndarray:
+        q = rr.astype(np.int64) * p + vv
+        at = np.minimum(np.searchsorted(cell, q), len(cell) - 1)
+        return np.where(cell[at] == q, pos[at], 0)
+
+    return lookup
+
+
 def _update_fks(X: np.ndarray, w: np.ndarray, keysets: list[np.ndarray], cards: Sequence[int],
                 fks: list[np.ndarray], R: np.ndarray, V: np.ndarray, old: np.ndarray | int,
                 base: list[Counter], start: list[np.ndarray] | None = None) -> None:
     """Update fk in place after the values (R, V) of X changed from ``old`` to their current value.
 
     For records outside R the change is (compatible rows among R now) - (compatible rows among R
-    before), one lookup against the rows of R weighted +w (now) and -w (before); the records of R
-    are recounted with the persistent counters ``base``.
+    before) (`Counter.delta` of the persistent counters ``base``); the records of R are recounted
+    with ``base``.
     """
     if len(R) == 0:
         return
     now = X[R]
     before = now.copy()
     before[np.arange(len(R)), V] = old
-    both = np.concatenate([now, before])
-    wb = np.concatenate([w[R], -w[R]])
     for i, (cols, fk) in enumerate(zip(keysets, fks)):
         inset = np.isin(V, cols)
         if not inset.any():
             continue
-        delta = Counter(both, wb, cols, cards).count(X)[:, 0]
+        base[i].sync()
+        delta = base[i].delta(now, before, w[R])
         fk += delta
         if start is not None:
             # rows of R whose changed key is outside this key set keep fk + delta

@@ -101,3 +101,59 @@ def _first_positions(ids: np.ndarray) -> np.ndarray:
     prev = np.concatenate(([-1], np.maximum.accumulate(ids)[:-1]))
     return np.flatnonzero(ids > prev)
 
+
+
+def bit_index_bytes(n: int, cards: np.ndarray) -> int:
+    """Size in bytes of the bit index of ``n`` rows on keys with ``cards`` categories (at most:
+    its bit sets and their non-zero words, the row order and its inverse, the partial ANDs of a
+    query; `sdcsession.methods._kanon_jit.BitIndex`)."""
+    nw = max(1, (n + 63) // 64)
+    return 12 * nw * (int(np.sum(np.asarray(cards) + 1)) + len(cards) + 1) + 8 * n
+
+
+def first_per_group(pri: np.ndarray, rec: np.ndarray, grp: np.ndarray,
+                    rounds: int = 32) -> np.ndarray:
+    """Greedy selection in priority order ``pri``: item j is taken unless an item taken before
+    it has the same record ``rec[j]`` or the same group ``grp[j]``. Returns the taken items in
+    priority order.
+
+    Rounds of a parallel greedy: an item ranked first among the undecided items of its record
+    and of its group is taken by the sequential greedy too (every item before it in either is
+    decided, and none taken), and the items sharing a record or group with it are not; after
+    ``rounds`` rounds the few undecided items left go through the sequential greedy (compiled,
+    `sdcsession.methods._kanon_jit.first_per_group`).
+
+    >>> first_per_group(np.array([2, 0, 1]), np.array([0, 0, 1]), np.array([0, 1, 1])).tolist()
+    [2, 0]
+    """
+    m = len(pri)
+    if m == 0:
+        return np.zeros(0, np.int64)
+    rank = np.empty(m, np.int64)
+    rank[pri] = np.arange(m)
+    rec = np.unique(rec, return_inverse=True)[1].ravel()
+    grp = np.unique(grp, return_inverse=True)[1].ravel()
+    alive = np.ones(m, bool)
+    taken = np.zeros(m, bool)
+    for _ in range(rounds):
+        idx = np.flatnonzero(alive)
+        if len(idx) == 0:
+            break
+        r, g, k = rec[idx], grp[idx], rank[idx]
+        best_r = np.full(int(r.max()) + 1, m)
+        np.minimum.at(best_r, r, k)
+        best_g = np.full(int(g.max()) + 1, m)
+        np.minimum.at(best_g, g, k)
+        win = (best_r[r] == k) & (best_g[g] == k)
+        taken[idx[win]] = True
+        hit_r = np.zeros(len(best_r), bool)
+        hit_r[r[win]] = True
+        hit_g = np.zeros(len(best_g), bool)
+        hit_g[g[win]] = True
+        alive[idx] = ~(hit_r[r] | hit_g[g])
+    if alive.any():
+        from ._kanon_jit import first_per_group as sequential  # numba: on first use only
+
+        rest = pri[alive[pri]]
+        taken[sequential(rest, rec, grp)] = True
+    return pri[taken[pri]]

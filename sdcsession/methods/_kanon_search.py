@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 
 __all__: list[str] = []
 
+#: suppressions in the order made: ``(rows, cols, pos)``, cell ``(rows[i], cols[i])`` made at
+#: step ``pos[i]`` of the entry (non-decreasing from 0; equal steps: made together); the entries
+#: follow one another (`sdcsession.methods._kanon_restore` prefers restoring later ones)
+Entry = tuple[np.ndarray, np.ndarray, np.ndarray]
+
 _DEBUG = False
 
 
@@ -43,7 +48,7 @@ def _csr(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[int], k: float,
-                    rank: np.ndarray, info: SolveInfo, order: list[tuple[np.ndarray, int]],
+                    rank: np.ndarray, info: SolveInfo, order: list[Entry],
                     max_rounds: int = 10_000, cnt: Counter | None = None,
                     bar: Bar | None = None, cost: np.ndarray | None = None,
                     allowed: np.ndarray | None = None,
@@ -144,41 +149,20 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
         cand = np.flatnonzero(ok)
         cand = cand[np.argsort(-bgain[cand], kind="stable")]
         # locks: a candidate (c, t) touches the violator cells of its t-slice
-        slice_ids = {}
-        slice_members = {}
-        locked = np.zeros(nc, dtype=np.uint8)
-        acc_self: list[tuple[int, int]] = []
-        acc_don: list[tuple[int, int]] = []
-        # (arrays, not lists: a Python int costs 36 bytes, and there is one per cell and key)
-        for c, t in zip(cand.tolist(), best[cand].tolist()):
-            if t not in slice_ids:
-                slice_ids[t] = _slice_ids(cells, t)
-                slice_members[t] = _csr(slice_ids[t])
-            members, bounds = slice_members[t]
-            sid = slice_ids[t][c]
-            a, b = int(bounds[sid]), int(bounds[sid + 1])
-            if b - a == 1:  # a slice of one cell: the cell itself
-                if locked[c]:
-                    continue
-                locked[c] = 1
-            else:
-                mem = members[a:b]
-                if locked[mem].any():
-                    continue
-                locked[mem] = 1
-            (acc_don if kind[c, t] == 2 else acc_self).append((c, t))
+        acc = _lock_slices(cand, best[cand], cells)
+        is_don = kind[acc, best[acc]] == 2
+        acc_self, acc_don = acc[~is_don], acc[is_don]
         if _DEBUG:
             print('viol', len(vi), 'cells', nc, 'cand', len(cand), 'self', len(acc_self),
                   'don', len(acc_don))
         changed = 0
-        for c, t in acc_self:
-            r = vi[first[c]]
-            X[r, cols[t]] = -1
-            info.suppressed[r, cols[t]] = True
-            order.append((np.array([r]), int(cols[t])))
-            changed += 1
-        if acc_don:
-            changed += _apply_donors(X, cols, acc_don, cell_rows, vmask, info, order)
+        if len(acc_self):
+            _suppress(X, info, order, vi[first[acc_self]], cols[best[acc_self]],
+                      np.arange(len(acc_self)))
+            changed += len(acc_self)
+        if len(acc_don):
+            changed += _apply_donors(X, cols, acc_don, best[acc_don], cell_rows, vmask, info,
+                                     order)
         if changed == 0:
             if not _fallback(X, w, cols, cards, k, rank, vi, cell_of, cells, info, order, cnt,
                              allowed):
@@ -186,10 +170,85 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
     return cnt, active
 
 
-def _apply_donors(X: np.ndarray, cols: np.ndarray, acc: list[tuple[int, int]],
+def _suppress(X: np.ndarray, info: SolveInfo, order: list[Entry], rows: np.ndarray,
+              vs: np.ndarray, pos: np.ndarray) -> None:
+    """Suppress the cells ``(rows, vs)`` and record them in ``order`` (steps ``pos``)."""
+    if len(rows) == 0:
+        return
+    rows = np.asarray(rows, np.int64)
+    vs = np.asarray(vs, np.int64)
+    X[rows, vs] = -1
+    info.suppressed[rows, vs] = True
+    order.append((rows, vs, np.asarray(pos, np.int64)))
+
+
+def _lock_slices(cand: np.ndarray, tt: np.ndarray, cells: np.ndarray,
+                 rounds: int = 64) -> np.ndarray:
+    """Candidates ``(cand[i], tt[i])`` (in priority order) taken greedily: a candidate is taken
+    unless a cell of its slice (the cells equal to ``cells[cand[i]]`` except on key ``tt[i]``)
+    was locked by a candidate taken before; a taken candidate locks its slice. Returns the cells
+    of the taken candidates, in priority order.
+
+    Candidates of the same slice after the first of it are never taken (the same cells). The
+    others are decided in rounds: a candidate first among the undecided candidates touching any
+    of its cells is taken (all before it that could block it are decided and none taken), and
+    the undecided candidates touching the cells it locks are not; after ``rounds`` rounds the
+    sequential greedy decides the rest (`sdcsession.methods._kanon_jit.first_unlocked`).
+    """
+    m = len(cand)
+    if m == 0:
+        return cand
+    gid = np.empty(m, np.int64)
+    mem_l, start_l, off = [], [], 0
+    for t in np.unique(tt).tolist():  # the slices of each key
+        sel = np.flatnonzero(tt == t)
+        ids = _slice_ids(cells, t)
+        members, bounds = _csr(ids)
+        gid[sel] = ids[cand[sel]] + off
+        mem_l.append(members + 0)
+        start_l.append(bounds[:-1] + sum(len(x) for x in mem_l[:-1]))
+        off += len(bounds) - 1
+    members = np.concatenate(mem_l)
+    starts = np.concatenate(start_l)
+    ends = np.append(starts[1:], len(members))
+    rep = np.sort(np.unique(gid, return_index=True)[1])  # first candidate of each slice
+    g = gid[rep]
+    lens = ends[g] - starts[g]
+    pc = np.repeat(np.arange(len(rep)), lens)  # (candidate, cell) pairs
+    pcell = members[np.repeat(starts[g] - np.cumsum(lens) + lens, lens) + np.arange(lens.sum())]
+    nc = len(cells)
+    alive = np.ones(len(rep), bool)
+    taken = np.zeros(len(rep), bool)
+    locked = np.zeros(nc, bool)
+    big = len(rep)
+    for _ in range(rounds):
+        if not alive.any():
+            break
+        rk = np.where(alive[pc], pc, big)  # the rank of a pair's candidate (rep is in order)
+        cell_min = np.full(nc, big)
+        np.minimum.at(cell_min, pcell, rk)
+        cand_min = np.full(len(rep), big)
+        np.minimum.at(cand_min, pc, cell_min[pcell])
+        win = alive & (cand_min == np.arange(len(rep)))
+        taken |= win
+        locked[pcell[win[pc]]] = True
+        hit = np.zeros(len(rep), bool)
+        hit[pc[locked[pcell]]] = True
+        alive &= ~hit
+    if alive.any():
+        from ._kanon_jit import first_unlocked  # numba: on first use only
+
+        idx = np.flatnonzero(alive)
+        sel = alive[pc]
+        taken[idx[first_unlocked(np.searchsorted(idx, pc[sel]), pcell[sel], locked)]] = True
+    return cand[rep[taken]]
+
+
+def _apply_donors(X: np.ndarray, cols: np.ndarray, acc_c: np.ndarray, acc_t: np.ndarray,
                   cell_rows: np.ndarray, vmask: np.ndarray, info: SolveInfo,
-                  order: list[tuple[np.ndarray, int]]) -> int:
-    """Suppress key t in one non-violating record of the t-slice of each accepted cell.
+                  order: list[Entry]) -> int:
+    """Suppress key ``acc_t[i]`` in one non-violating record of the slice of each accepted cell
+    ``acc_c[i]`` (cells of one key in the order accepted, keys in the order first accepted).
 
     The donor of a cell is the first record (in row order) that does not violate, is observed on
     key t and equals the cell on the other keys (missing equal to missing). Rows are encoded on
@@ -197,11 +256,9 @@ def _apply_donors(X: np.ndarray, cols: np.ndarray, acc: list[tuple[int, int]],
     cells' codes, so no copy of all rows is made.
     """
     done = 0
-    by_t: dict[int, list[int]] = {}
-    for c, t in acc:
-        by_t.setdefault(t, []).append(c)
     cards = np.maximum(X.max(axis=0).astype(np.int64) + 1, cell_rows.max(axis=0) + 1)
-    for t, cs in by_t.items():
+    for t in pd.unique(acc_t).tolist():  # keys in the order first accepted
+        cs = acc_c[acc_t == t]
         v = cols[t]
         other = [int(c) for j, c in enumerate(cols) if j != t]
         radix = [int(cards[c]) + 1 for c in other]  # code + 1; 0 = missing
@@ -211,25 +268,33 @@ def _apply_donors(X: np.ndarray, cols: np.ndarray, acc: list[tuple[int, int]],
 
         qcode = _radix_code(cell_rows[cs], other, radix)
         index = pd.Index(qcode)
-        first: dict[int, int] = {}
+        hits, codes = [], []
         step = 1 << 18
         for a in range(0, len(X), step):
             blk = X[a:a + step]
             hit = np.flatnonzero(index.get_indexer(_radix_code(blk, other, radix)) >= 0)
-            if len(hit) == 0:
-                continue
             hit = hit[~vmask[a + hit] & (blk[hit, v] >= 0)]
-            for r, cd in zip((hit + a).tolist(), _radix_code(blk[hit], other, radix).tolist()):
-                first.setdefault(cd, r)
-        for cd in qcode.tolist():
-            r = first.get(cd)
-            if r is None or X[r, v] < 0:
-                continue
-            X[r, v] = -1
-            info.suppressed[r, v] = True
-            order.append((np.array([r]), int(v)))
-            done += 1
+            hits.append(hit + a)
+            codes.append(_radix_code(blk[hit], other, radix))
+        if not hits:
+            continue
+        # the first donor (in row order) of each code
+        ucode, at = np.unique(np.concatenate(codes), return_index=True)
+        donor = np.concatenate(hits)[at]
+        done += _take_donors(X, v, ucode, donor, qcode, info, order)
     return done
+
+
+def _take_donors(X: np.ndarray, v: int, ucode: np.ndarray, donor: np.ndarray, qcode: np.ndarray,
+                 info: SolveInfo, order: list[Entry]) -> int:
+    """Suppress key ``v`` of the donor of each query code (in query order; a record once)."""
+    pos = np.minimum(np.searchsorted(ucode, qcode), max(len(ucode) - 1, 0))
+    found = np.flatnonzero(ucode[pos] == qcode) if len(ucode) else np.zeros(0, np.int64)
+    r = donor[pos[found]]
+    r = r[X[r, v] >= 0]
+    r = r[np.sort(np.unique(r, return_index=True)[1])]  # a record donates once
+    _suppress(X, info, order, r, np.full(len(r), v), np.arange(len(r)))
+    return len(r)
 
 
 def _radix_code(rows: np.ndarray, cols: list[int], radix: list[int]) -> np.ndarray:
@@ -241,11 +306,10 @@ def _radix_code(rows: np.ndarray, cols: list[int], radix: list[int]) -> np.ndarr
     return code
 
 
-def _apply_donors_rows(X: np.ndarray, cols: np.ndarray, t: int, cs: list[int],
+def _apply_donors_rows(X: np.ndarray, cols: np.ndarray, t: int, cs: np.ndarray,
                        cell_rows: np.ndarray, vmask: np.ndarray, info: SolveInfo,
-                       order: list[tuple[np.ndarray, int]]) -> int:
+                       order: list[Entry]) -> int:
     """`_apply_donors` for one key when the codes overflow int64: rows grouped by sorting."""
-    done = 0
     v = cols[t]
     q = cell_rows[cs][:, cols]
     q[:, t] = -1
@@ -259,26 +323,20 @@ def _apply_donors_rows(X: np.ndarray, cols: np.ndarray, t: int, cs: list[int],
     # first donor per code: donors come first, so their ids are 0..m-1 and a query id >= m
     # has no donor
     first = _first_positions(dinv)
-    for j in np.flatnonzero(qinv < len(first)):
-        r = cand[first[qinv[j]]]
-        if X[r, v] < 0:
-            continue
-        X[r, v] = -1
-        info.suppressed[r, v] = True
-        order.append((np.array([r]), int(v)))
-        done += 1
-    return done
+    q = np.flatnonzero(qinv < len(first))
+    return _take_donors(X, v, np.arange(len(first)), cand[first], qinv[q], info, order)
 
 
 def _fallback(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[int], k: float,
               rank: np.ndarray | None, vi: np.ndarray, cell_of: np.ndarray, cells: np.ndarray,
-              info: SolveInfo, order: list[tuple[np.ndarray, int]], cnt: Counter,
+              info: SolveInfo, order: list[Entry], cnt: Counter,
               allowed: np.ndarray | None = None) -> bool:
     """No single suppression helps: suppress, per violating cell, the smallest key set that works."""
     pcols = len(cols)
     nc = len(cells)
     todo = np.ones(nc, bool)
-    choice: list[tuple[int, ...] | None] = [None] * nc
+    choice = np.full(nc, -1)  # per cell: the key subset chosen (index into subs)
+    subs: list[tuple[int, ...]] = []
     cell_rows = np.full((nc, X.shape[1]), -1, np.int64)
     cell_rows[:, cols] = cells
     pos_order = [t for t in range(pcols) if allowed is None or allowed[t]]
@@ -293,21 +351,25 @@ def _fallback(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[in
             q[:, cols[list(sub)]] = -1
             F = cnt.count(q)[:, 0]
             okc = ids[F >= k - 1e-9]
-            for c in okc.tolist():
-                choice[c] = sub
+            choice[okc] = len(subs)
+            subs.append(sub)
             todo[okc] = False
-    changed = 0
-    for c in range(nc):
-        if choice[c] is None:
-            continue
-        recs = vi[cell_of == c]
-        for t in choice[c]:
-            v = cols[t]
-            r = recs[X[recs, v] >= 0]
-            if len(r):
-                X[r, v] = -1
-                info.suppressed[r, v] = True
-                order.append((r, int(v)))
-                changed += len(r)
-    return changed > 0
-
+    if not subs:
+        return False
+    # (violator, j-th key of its cell's subset), by cell, key, violator
+    lens = np.array([len(x) for x in subs])
+    keys = np.full((len(subs), int(lens.max())), -1)
+    for i, sub in enumerate(subs):
+        keys[i, :len(sub)] = sub
+    ii = np.flatnonzero(choice[cell_of] >= 0)
+    sid = choice[cell_of[ii]]
+    pi = np.repeat(ii, lens[sid])
+    pj = np.arange(len(pi)) - np.repeat(np.cumsum(lens[sid]) - lens[sid], lens[sid])
+    r = vi[pi]
+    v = cols[keys[np.repeat(sid, lens[sid]), pj]]
+    keep = X[r, v] >= 0
+    pi, pj, r, v = pi[keep], pj[keep], r[keep], v[keep]
+    srt = np.lexsort((pi, pj, cell_of[pi]))
+    step = np.unique(cell_of[pi][srt] * len(pos_order) + pj[srt], return_inverse=True)[1]
+    _suppress(X, info, order, r[srt], v[srt], step.ravel())
+    return len(r) > 0
