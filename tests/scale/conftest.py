@@ -12,8 +12,14 @@ distributed = pytest.importorskip("distributed")
 
 @pytest.fixture(scope="module")
 def cluster_client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                       dashboard_address=None, memory_limit="1GiB")
+    # In-process workers measure the memory of the whole test process: without these settings
+    # a long test run (RSS above 80% of the limit) pauses them and the computation never ends.
+    # The limit itself stays (the strata checks read it).
+    quiet = {f"distributed.worker.memory.{k}": False
+             for k in ("target", "spill", "pause", "terminate")}
+    with dask.config.set(quiet):
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                           dashboard_address=None, memory_limit="1GiB")
     client = distributed.Client(cluster, set_as_default=False)
     yield client
     client.close()
