@@ -45,6 +45,7 @@ import pandas as pd
 
 from ..errors import MeasureError, ParameterError
 from ._codes import check_flag, float_array
+from .exact_sum import exact_mean, exact_sum
 from .frequencies import frequencies, warn_fk_above_Fk
 
 __all__ = [
@@ -226,20 +227,24 @@ def _as_risk(risk: pd.Series | np.ndarray) -> np.ndarray:
 def global_risk(risk: pd.Series | np.ndarray) -> float:
     """Global risk: the mean of the individual risks, (1/n) Σ r_i.
 
+    The sum is exact and rounded once (`sdcsession.risk.exact_sum`), so the same risks give
+    the same double in memory and on Dask, whatever the partitions.
+
     Missing values: a missing (NaN) risk is refused with a MeasureError.
 
     >>> global_risk([0.5, 0.5, 1.0])
     0.6666666666666666
     """
-    return float(_as_risk(risk).mean())
+    return exact_mean(_as_risk(risk))
 
 
 def expected_reidentifications(risk: pd.Series | np.ndarray) -> float:
-    """Expected number of re-identifications: the sum of the individual risks, Σ r_i.
+    """Expected number of re-identifications: the sum of the individual risks, Σ r_i
+    (exact, rounded once: `sdcsession.risk.exact_sum`).
 
     Missing values: a missing (NaN) risk is refused with a MeasureError.
 
     >>> expected_reidentifications([0.5, 0.5, 1.0])
     2.0
     """
-    return float(_as_risk(risk).sum())
+    return exact_sum(_as_risk(risk))

@@ -6,9 +6,9 @@ the in-memory kernels of `sdcsession.risk`.
 * household risk r_h = 1 − ∏(1 − r_i): the sums of log1p(−r_i) per household are folded over the
   partitions in record order (`sdcsession.scale._ordered`), so a household spread over several
   partitions gets exactly the in-memory value;
-* global risk and expected re-identifications: the mean and sum of the individual risks (partial
-  sums per partition added with ``math.fsum``: equal to the in-memory figure up to the rounding
-  of a float sum, relative 1e-15);
+* global risk and expected re-identifications: the mean and sum of the individual risks (an
+  exact partial sum per partition, `sdcsession.risk.exact_sum`, added exactly and rounded once:
+  the same double as in memory);
 * k-violations: records with fk < k (Fk < k when weighted), counted per partition;
 * l-diversity: counts of (equivalence class, sensitive value) pairs per partition, added in order
   of first appearance (the order of the in-memory kernel, so the entropy sums agree bit for bit),
@@ -29,7 +29,6 @@ Example
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -38,6 +37,7 @@ import pandas as pd
 
 from ..errors import MeasureError, ParameterError
 from ..risk._codes import as_keys, check_number
+from ..risk.exact_sum import combine, partial_sum, to_float
 from ..risk.individual import individual_risk_from_freq
 from ._base import compute, mixed_radix, radix
 from ._encode import encode_part, scan
@@ -70,11 +70,11 @@ def individual_risk(freq: Any, *, weighted: bool = True, method: str = "approx")
                                meta=pd.Series(dtype="float64", name="risk"))
 
 
-def _sum_count(s: pd.Series) -> tuple[float, int]:
-    return float(s.to_numpy(dtype=np.float64).sum()), len(s)
+def _sum_count(s: pd.Series) -> tuple[tuple[int, int], int]:
+    return partial_sum(s.to_numpy(dtype=np.float64)), len(s)
 
 
-def _partials(risk: Any, progress: bool | None) -> list[tuple[float, int]]:
+def _partials(risk: Any, progress: bool | None) -> list[tuple[tuple[int, int], int]]:
     import dask
 
     return list(compute(*[dask.delayed(_sum_count)(p) for p in risk.to_delayed()],
@@ -84,6 +84,9 @@ def _partials(risk: Any, progress: bool | None) -> list[tuple[float, int]]:
 def global_risk(risk: Any, *, progress: bool | None = None) -> float:
     """Global risk: the mean of the individual risks (1/n) Σ r_i of a Dask Series.
 
+    Each partition's sum is exact (`sdcsession.risk.exact_sum`); the total is rounded once, so
+    the result is the double of `sdcsession.risk.global_risk` on the same risks in memory.
+
     >>> import pandas as pd, dask.dataframe as dd
     >>> global_risk(dd.from_pandas(pd.Series([0.5, 0.5, 1.0]), npartitions=2), progress=False)
     0.6666666666666666
@@ -92,18 +95,19 @@ def global_risk(risk: Any, *, progress: bool | None = None) -> float:
     n = sum(c for _, c in parts)
     if n == 0:
         raise MeasureError("risk: expected at least one record")
-    return math.fsum(s for s, _ in parts) / n
+    return to_float(combine(s for s, _ in parts), n)
 
 
 def expected_reidentifications(risk: Any, *, progress: bool | None = None) -> float:
-    """Expected number of re-identifications: Σ r_i over the records of a Dask Series.
+    """Expected number of re-identifications: Σ r_i over the records of a Dask Series (exact
+    partial sums, rounded once: equal to the in-memory figure).
 
     >>> import pandas as pd, dask.dataframe as dd
     >>> expected_reidentifications(dd.from_pandas(pd.Series([0.5, 1.0]), npartitions=2),
     ...                            progress=False)
     1.5
     """
-    return math.fsum(s for s, _ in _partials(risk, progress))
+    return to_float(combine(s for s, _ in _partials(risk, progress)))
 
 
 def _below(f: pd.DataFrame, col: str, k: float) -> int:

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, ParameterError
+from ..risk.exact_sum import combine, partial_sum, to_float
 from .measures import register
 from .risk_view import RiskSummary
 from .state import State
@@ -65,14 +66,12 @@ def _scalar_part(f: pd.DataFrame, weighted: bool) -> np.ndarray:
 
     r = individual_risk_from_freq(f["fk"], f["Fk"] if weighted else None, warn=False).to_numpy()
     fk, Fk = f["fk"].to_numpy(), f["Fk"].to_numpy()
-    return np.array([r.sum(), len(r), (fk < 2).sum(), (fk < 3).sum(), (fk < 5).sum(),
-                     (Fk < fk * (1 - 1e-12)).sum()], dtype=np.float64)
+    return partial_sum(r), np.array([len(r), (fk < 2).sum(), (fk < 3).sum(), (fk < 5).sum(),
+                                     (Fk < fk * (1 - 1e-12)).sum()], dtype=np.int64)
 
 
 @_reg("dask.risk_scalars", "sum of risks, records and k-violations (2, 3, 5) in one pass")
 def _scalars(state: State, alpha: float | None = None) -> dict[str, float]:
-    import math
-
     import dask
 
     from ..scale._base import compute
@@ -80,7 +79,9 @@ def _scalars(state: State, alpha: float | None = None) -> dict[str, float]:
     f = _freq(state, alpha)
     parts = compute(*[dask.delayed(_scalar_part)(p, state.roles.weight is not None)
                       for p in f.to_delayed()])
-    arr = np.array(parts).reshape(-1, 6)
+    arr = np.array([c for _, c in parts], dtype=np.int64).reshape(-1, 5)
+    exact = combine(s for s, _ in parts)
+    arr = np.column_stack([np.zeros(len(arr), dtype=np.int64), arr])
     if arr[:, 5].sum():
         import warnings
 
@@ -90,7 +91,8 @@ def _scalars(state: State, alpha: float | None = None) -> dict[str, float]:
                       "frequency Fk below their sample frequency fk (weights smaller than 1), so "
                       "pk = fk/Fk > 1; their individual risk is computed with pk = 1 (risk 1/fk).",
                       SdcWarning, stacklevel=4)
-    return {"sum": math.fsum(arr[:, 0]), "n": int(arr[:, 1].sum()),
+    n = int(arr[:, 1].sum())
+    return {"sum": to_float(exact), "mean": to_float(exact, max(n, 1)), "n": n,
             "k2": int(arr[:, 2].sum()), "k3": int(arr[:, 3].sum()), "k5": int(arr[:, 4].sum()),
             "fk_above_Fk": int(arr[:, 5].sum())}
 
@@ -152,8 +154,7 @@ class DaskRiskSummary(RiskSummary):
     @property
     def global_risk(self) -> float:
         """Mean individual risk (computed once per state)."""
-        s = self._s()
-        return s["sum"] / s["n"]
+        return self._s()["mean"]
 
     @property
     def expected_reidentifications(self) -> float:
@@ -192,7 +193,7 @@ class DaskRiskSummary(RiskSummary):
         """Scalar figures as a JSON-serialisable dict (no numeric risk on Dask)."""
         s = self._s()
         return {"n_records": s["n"], "keys": list(self._state.roles.keys),
-                "global_risk": s["sum"] / s["n"], "expected_reidentifications": s["sum"],
+                "global_risk": s["mean"], "expected_reidentifications": s["sum"],
                 "household_expected_reidentifications": self.household_expected_reidentifications,
                 **{f"k{k}_violations": s[f"k{k}"] for k in (2, 3, 5)}}
 

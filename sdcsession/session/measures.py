@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..methods.base import freeze
+from ..risk.exact_sum import exact_mean, exact_sum
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import State
@@ -150,18 +151,18 @@ def _kviol(state: State, k: int = 3, weighted: bool = False, alpha: float | None
 # ---------------------------------------------------------------- scalar summaries (watch list)
 @register("global_risk", "mean individual risk")
 def _global(state: State) -> float:
-    return float(state.measure("individual_risk").mean())
+    return exact_mean(state.measure("individual_risk").to_numpy())
 
 
 @register("expected_reidentifications", "sum of individual risks (expected re-identifications)")
 def _er(state: State) -> float:
-    return float(state.measure("individual_risk").sum())
+    return exact_sum(state.measure("individual_risk").to_numpy())
 
 
 @register("household_expected_reidentifications", "sum of household risks (None without household)")
 def _her(state: State) -> float | None:
     h = state.measure("household_risk")
-    return None if h is None else float(h.sum())
+    return None if h is None else exact_sum(h.to_numpy())
 
 
 for _k in (2, 3, 5):

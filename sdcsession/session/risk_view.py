@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError, SdcError
+from ..risk.exact_sum import exact_mean, exact_sum
 from ._numeric_columns import numeric_columns
 from .formatting import fmt
 from .measures import register
@@ -58,13 +59,13 @@ class RiskSummary:
 
     @property
     def global_risk(self) -> float:
-        """Mean individual risk."""
-        return float(self.individual.mean())
+        """Mean individual risk (exact sum, rounded once: `sdcsession.risk.exact_sum`)."""
+        return exact_mean(self.individual.to_numpy())
 
     @property
     def expected_reidentifications(self) -> float:
         """Sum of individual risks: the expected number of re-identifications."""
-        return float(self.individual.sum())
+        return exact_sum(self.individual.to_numpy())
 
     @property
     def household(self) -> pd.Series | None:
@@ -75,7 +76,7 @@ class RiskSummary:
     def household_expected_reidentifications(self) -> float | None:
         """Sum of household risks over records (None without household)."""
         h = self.household
-        return None if h is None else float(h.sum())
+        return None if h is None else exact_sum(h.to_numpy())
 
     def k_violations(self, k: int = 3, *, weighted: bool = False) -> int:
         """Number of records with fk < k (Fk < k when ``weighted``, True or False)."""

@@ -1,0 +1,68 @@
+"""Exact sums rounded once (`sdcsession.risk.exact_sum`): against exact rational arithmetic,
+invariant under any split of the values, and used by the global risk."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sdcsession import risk as R
+from sdcsession.risk.exact_sum import (
+    combine,
+    exact_mean,
+    exact_sum,
+    partial_sum,
+    to_float,
+)
+
+finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300)
+
+
+def test_hand_computed():
+    assert exact_sum([0.1] * 10) == 1.0  # a float loop gives 0.9999999999999999
+    assert exact_sum([1e16, 1.0, -1e16]) == 1.0  # numpy's sum gives 0.0
+    assert exact_sum([]) == 0.0 and exact_sum([0.0, -0.0]) == 0.0
+    assert partial_sum([0.5, 0.25]) == (3, -2)
+    assert exact_sum([5e-324, 5e-324]) == 1e-323  # subnormals
+    assert exact_mean([0.5, 0.5, 1.0]) == float(Fraction(2, 3))
+    assert to_float((1, 0), 3) == float(Fraction(1, 3))
+    with pytest.raises(ValueError):
+        exact_sum([1.0, np.nan])
+    with pytest.raises(ValueError):
+        exact_mean([])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(finite, max_size=60), st.integers(0, 60))
+def test_equals_exact_rational_sum_and_is_split_invariant(xs, cut):
+    exact = sum((Fraction(v) for v in xs), Fraction(0))
+    assert exact_sum(xs) == float(exact)
+    cut = min(cut, len(xs))
+    assert to_float(combine([partial_sum(xs[:cut]), partial_sum(xs[cut:])])) == float(exact)
+    if xs:
+        assert exact_mean(xs) == float(exact / len(xs))
+
+
+def test_blocks_and_mixed_exponents_against_fractions():
+    rng = np.random.default_rng(3)
+    x = rng.random(20_000) * 10.0 ** rng.integers(-20, 20, 20_000)
+    x[::7] *= -1
+    exact = sum((Fraction(v) for v in x.tolist()), Fraction(0))
+    import sdcsession.risk.exact_sum as E
+
+    old = E._BLOCK
+    E._BLOCK = 1000  # many blocks
+    try:
+        assert exact_sum(x) == float(exact)
+    finally:
+        E._BLOCK = old
+    assert exact_sum(x) == float(exact)
+
+
+def test_global_risk_is_the_exact_mean():
+    r = np.random.default_rng(1).random(10_001)
+    assert R.global_risk(r) == float(sum(Fraction(v) for v in r.tolist()) / len(r))
+    assert R.expected_reidentifications(r) == float(sum(Fraction(v) for v in r.tolist()))
+    assert R.global_risk(r) == pytest.approx(r.mean(), rel=1e-14)
