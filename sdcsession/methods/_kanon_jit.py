@@ -23,7 +23,7 @@ trie of the queries).
   the old row only), by enumerating the bits that differ.
 - `BitIndex.update`: data rows changed (bits moved between sets, no re-sorting).
 
-The kernels are compiled on first use and cached (``numba.njit(cache=True)``); numba is imported
+The kernels are compiled on first use and cached (``numba.njit(cache=True)``, `sdcsession.methods._jit`); numba is imported
 only when this module is, never by ``import sdcsession``.
 """
 
@@ -31,8 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numba
 import numpy as np
+
+from ._jit import jit
 
 __all__ = ["BitIndex", "first_per_group", "first_unlocked"]
 
@@ -45,7 +46,7 @@ _ZERO = np.uint64(0)
 _S1, _S2, _S4, _S56 = np.uint64(1), np.uint64(2), np.uint64(4), np.uint64(56)
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def _popcount(x):  # pragma: no cover - compiled
     x = x - ((x >> _S1) & _M1)
     x = (x & _M2) + ((x >> _S2) & _M2)
@@ -60,19 +61,19 @@ for _i in range(64):
     _DB_TABLE[(((1 << _i) * 0x03F79D71B4CB0A89) & ((1 << 64) - 1)) >> 58] = _i
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def _low_bit(low):  # pragma: no cover - compiled
     """Position of the single set bit of ``low`` (de Bruijn multiplication)."""
     return _DB_TABLE[(low * _DEBRUIJN) >> _S58]
 
 
-@numba.njit(cache=True, inline="always")
+@jit(inline="always")
 def _row(off, cards, t, c):  # pragma: no cover - compiled
     """Set of code ``c`` of key position ``t`` (a code the data never use: the missing rows)."""
     return off[t] + (c if c < cards[t] else cards[t])
 
 
-@numba.njit(cache=True)
+@jit()
 def _set_bits(B, off, cards, code, i, on):  # pragma: no cover - compiled
     """Put (``on``) or take row position ``i`` with codes ``code`` into / out of its sets."""
     wd = i >> 6
@@ -91,7 +92,7 @@ def _set_bits(B, off, cards, code, i, on):  # pragma: no cover - compiled
                 B[r, wd] &= ~bit
 
 
-@numba.njit(cache=True)
+@jit()
 def _build(S, order, off, cards, nwords):  # pragma: no cover - compiled
     """Bit sets of the rows of ``S`` (codes on the keys) taken in ``order``."""
     B = np.zeros((off[-1], nwords), np.uint64)
@@ -103,7 +104,7 @@ def _build(S, order, off, cards, nwords):  # pragma: no cover - compiled
     return B
 
 
-@numba.njit(cache=True)
+@jit()
 def _update(B, off, cards, pos, old, new):  # pragma: no cover - compiled
     for j in range(len(pos)):
         _set_bits(B, off, cards, old[j], pos[j], False)
@@ -111,7 +112,7 @@ def _update(B, off, cards, pos, old, new):  # pragma: no cover - compiled
         _set_bits(B, off, cards, new[j], pos[j], True)
 
 
-@numba.njit(cache=True)
+@jit()
 def _word_lists(B):  # pragma: no cover - compiled
     """Non-zero words of each set (CSR: ``ptr``, ``words``)."""
     ptr = np.zeros(B.shape[0] + 1, np.int64)
@@ -131,7 +132,7 @@ def _word_lists(B):  # pragma: no cover - compiled
     return ptr, words
 
 
-@numba.njit(cache=True)
+@jit()
 def _descend(B, off, cards, ptr, words, q, L, acc, act, nact, ref):  # pragma: no cover
     """Partial ANDs of query ``q`` (codes in key order) from key ``L`` on. Level ``v + 1`` is
     the AND of the sets of keys ``0..v``; ``ref[v]`` is the level holding it (a missing key
@@ -165,7 +166,7 @@ def _descend(B, off, cards, ptr, words, q, L, acc, act, nact, ref):  # pragma: n
     return ref[len(q)]
 
 
-@numba.njit(cache=True)
+@jit()
 def _shared(Q, prev, i):  # pragma: no cover - compiled
     """Number of leading keys on which query rows ``prev`` and ``i`` agree."""
     L = 0
@@ -182,7 +183,7 @@ def _levels(nwords: int, p: int) -> tuple[np.ndarray, ...]:
     return acc, act, nact, ref
 
 
-@numba.njit(cache=True)
+@jit()
 def _count(B, off, cards, ptr, words, Q, qorder, W, kinds, flags, total, acc, act, nact,
            ref, out):  # pragma: no cover - compiled
     for s in range(len(qorder)):
@@ -218,7 +219,7 @@ def _count(B, off, cards, ptr, words, Q, qorder, W, kinds, flags, total, acc, ac
                 out[i, j] = cnt
 
 
-@numba.njit(cache=True)
+@jit()
 def _delta(B, off, cards, ptr, words, order, common, qorder, now, before, wr, acc, act, nact,
            ref, out):  # pragma: no cover - compiled
     nwords = B.shape[1]
@@ -362,7 +363,7 @@ class BitIndex:
         return out
 
 
-@numba.njit(cache=True)
+@jit()
 def _first_per_group(pri, rec, grp, nrec, ngrp):  # pragma: no cover - compiled
     used_r = np.zeros(nrec, np.bool_)
     used_g = np.zeros(ngrp, np.bool_)
@@ -394,7 +395,7 @@ def first_per_group(pri: np.ndarray, rec: np.ndarray, grp: np.ndarray) -> np.nda
                             int(grp.max()) + 1)
 
 
-@numba.njit(cache=True)
+@jit()
 def _first_unlocked(pc, pcell, locked):  # pragma: no cover - compiled
     m = pc[-1] + 1 if len(pc) else 0
     taken = np.zeros(m, np.bool_)

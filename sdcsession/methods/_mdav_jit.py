@@ -28,17 +28,17 @@ lower bound: pruning never loses the exact answer.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from ._jit import jit
 
 __all__: list[str] = []
 
 #: records per leaf of the tree
 LEAF = 8
 
-_JIT = dict(cache=True, nogil=True)
 
 
-@njit(**_JIT)
+@jit(nogil=True)
 def _select(perm: np.ndarray, x: np.ndarray, dim: int, s: int, e: int, m: int) -> None:
     """Reorder ``perm[s:e]`` so that ``x[perm[m], dim]`` is the value of rank m − s and the
     records before (after) it are not larger (smaller): three-way quickselect."""
@@ -71,7 +71,7 @@ def _select(perm: np.ndarray, x: np.ndarray, dim: int, s: int, e: int, m: int) -
             return
 
 
-@njit(**_JIT)
+@jit(nogil=True)
 def _build(z: np.ndarray, depth: int):
     """Tree of the given depth over the rows of z: (perm, start, end) with ``perm`` the original
     row of every position and ``start``/``end`` the position range of every node."""
@@ -100,7 +100,7 @@ def _build(z: np.ndarray, depth: int):
     return perm, start, end
 
 
-@njit(**_JIT)
+@jit(nogil=True)
 def _refresh_leaf(leaf, x, orig, alive, start, end, lo, hi, cnt, minorig) -> None:
     """Exact box, count and smallest row number of the alive records of one leaf."""
     p = x.shape[1]
@@ -120,7 +120,7 @@ def _refresh_leaf(leaf, x, orig, alive, start, end, lo, hi, cnt, minorig) -> Non
     minorig[leaf] = mo
 
 
-@njit(**_JIT)
+@jit(nogil=True)
 def _merge_up(node, lo, hi, cnt, minorig) -> None:
     """Box, count and smallest row number of an internal node from its two children."""
     a, b = 2 * node + 1, 2 * node + 2
@@ -131,7 +131,7 @@ def _merge_up(node, lo, hi, cnt, minorig) -> None:
         hi[node, j] = max(hi[a, j], hi[b, j])
 
 
-@njit(**_JIT)
+@jit(nogil=True)
 def _d2(x, i, q) -> float:
     """Squared distance of position i to q (the arithmetic of the plain scans)."""
     t = x[i, 0] - q[0]
@@ -142,7 +142,7 @@ def _d2(x, i, q) -> float:
     return o
 
 
-@njit(**_JIT)
+@jit(nogil=True)
 def _ub2(node, lo, hi, q) -> float:
     """Largest squared distance from q to a point of the node's box."""
     o = 0.0
@@ -154,7 +154,7 @@ def _ub2(node, lo, hi, q) -> float:
     return o
 
 
-@njit(**_JIT)
+@jit(nogil=True)
 def _lb2(node, lo, hi, q) -> float:
     """Smallest squared distance from q to the node's box."""
     o = 0.0
@@ -168,7 +168,7 @@ def _lb2(node, lo, hi, q) -> float:
     return o
 
 
-@njit(**_JIT)
+@jit(nogil=True)
 def _farthest(q, x, orig, alive, start, end, lo, hi, cnt, minorig, first_leaf, stack, bnd):
     """Position of the alive record farthest from q (ties: smallest original row)."""
     best, best_o, best_i = -1.0, np.iinfo(np.int64).max, -1
@@ -199,7 +199,7 @@ def _farthest(q, x, orig, alive, start, end, lo, hi, cnt, minorig, first_leaf, s
     return best_i
 
 
-@njit(**_JIT)
+@jit(nogil=True)
 def _nearest(q, k, x, orig, alive, start, end, lo, hi, cnt, minorig, first_leaf, stack, bnd,
              out_i, out_d, out_o) -> None:
     """Positions of the k alive records nearest to q into ``out_i`` (ties: smallest original
@@ -241,7 +241,7 @@ def _nearest(q, k, x, orig, alive, start, end, lo, hi, cnt, minorig, first_leaf,
         top += 2
 
 
-@njit(**_JIT)
+@jit(nogil=True)
 def _remove(sel, x, orig, alive, start, end, lo, hi, cnt, minorig, leaf_of) -> None:
     """Mark the positions ``sel`` dead and update their leaves and the leaves' ancestors."""
     for t in range(len(sel)):
@@ -287,7 +287,7 @@ def _rebuild_ref(c, x, alive, ref, sd, spos, lst) -> None:
     lst[:] = (0, len(o), 0, m)
 
 
-@njit(**_JIT)
+@jit(nogil=True)
 def _farthest_from_centroid(c, x, orig, alive, ref, sd, spos, lst) -> int:
     """Position of the alive record farthest from c, from the list of the records farthest from
     an earlier reference c0 = ``ref[:p]`` (``lst`` = [first alive entry, length]), or −1 when
@@ -333,7 +333,7 @@ def _farthest_from_centroid(c, x, orig, alive, ref, sd, spos, lst) -> int:
     return best_i
 
 
-@njit(**_JIT)
+@jit(nogil=True)
 def _iterate(x, orig, alive, start, end, lo, hi, cnt, minorig, leaf_of, first_leaf, total,
              k, labels, state, max_pairs, ref, sd, spos, lst) -> None:
     """Up to ``max_pairs`` MDAV iterations (two groups each) while at least 3k records remain;
@@ -400,7 +400,7 @@ def _iterate(x, orig, alive, start, end, lo, hi, cnt, minorig, leaf_of, first_le
     state[0], state[1] = n_alive, g
 
 
-@njit(**_JIT)
+@jit(nogil=True)
 def _take(sel, label, x, orig, alive, start, end, lo, hi, cnt, minorig, leaf_of, total,
           labels) -> None:
     """Label the records at positions ``sel`` and remove them (group sum subtracted at once)."""
@@ -458,7 +458,7 @@ def mdav_jit(z: np.ndarray, k: int, bar=None, chunk: int = 4096) -> np.ndarray:
     return labels
 
 
-@njit(**_JIT)
+@jit(nogil=True)
 def _init_boxes(x, orig, alive, start, end, lo, hi, cnt, minorig, first_leaf) -> None:
     """Boxes, counts and smallest row numbers of all nodes, leaves first."""
     for node in range(len(start) - 1, -1, -1):
