@@ -92,13 +92,10 @@ class Recode(Treatment):
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
         require_columns(data, [self.column], "recode")
 
-    def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
-        old = data[self.column]
-        if isinstance(old.dtype, pd.CategoricalDtype):
-            present = list(old.cat.categories)
-        else:
-            present = old.dropna().unique().tolist()
-        # a recipe read from JSON has string keys: match them to non-string values by their text
+    def resolved_mapping(self, present: list[Any]) -> tuple[dict[Any, Any], list[Any]]:
+        """The mapping with its keys matched to the ``present`` values of the column (a recipe
+        read from JSON has string keys, matched to non-string values by their text), and its
+        keys that are not present. Raises `TreatmentError` when no key is a present value."""
         by_text = {str(p): p for p in present}
         mapping = {}
         for k, v in self.mapping.items():
@@ -107,6 +104,15 @@ class Recode(Treatment):
         if len(unknown) == len(mapping):
             raise TreatmentError(
                 f"recode: none of {list(mapping)} is a value of column {self.column!r}")
+        return mapping, unknown
+
+    def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
+        old = data[self.column]
+        if isinstance(old.dtype, pd.CategoricalDtype):
+            present = list(old.cat.categories)
+        else:
+            present = old.dropna().unique().tolist()
+        mapping, unknown = self.resolved_mapping(present)
         new = recode_values(old, mapping)
         out = data.assign(**{self.column: new})
         changed = int((old.astype(object).fillna("\0na") != new.astype(object).fillna("\0na")).sum())

@@ -18,9 +18,9 @@ and standard deviation 1 (z):
 
 Outlying records are thus grouped first, with their nearest neighbours, before the dense centre
 of the data is reached (MDAV instead alternates the two extremes of the distance from the
-centroid). The nearest-neighbour queries use a branch-and-bound leaf index with removal
-(`sdcsession.methods._mdav_index`), so a step costs far less than a scan of all records; the
-result is exact (ties at the k-th distance may pick another of the equidistant records).
+centroid). The nearest-neighbour queries use a k-d tree over the records not yet grouped
+(`sdcsession.methods._nearest_index`), so a step costs far less than a scan of all records; the
+result is exact (ties at equal distance: the first record in the original order).
 
 References: Templ, M. & Meindl, B. (2008) Robust statistics meets SDC: new disclosure risk
 measures for continuous microdata masking, Privacy in Statistical Databases, LNCS 5262, 113–126.
@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..risk.robust import mahalanobis2, mcd
-from ._mdav_index import _LeafIndex
+from ._nearest_index import NearestIndex
 
 __all__ = ["rmd_groups", "robust_distances", "refine_by_swaps"]
 
@@ -94,22 +94,15 @@ def rmd_groups(z: np.ndarray, k: int, d2: np.ndarray | None = None) -> np.ndarra
         return labels
     if d2 is None:
         d2 = robust_distances(z)
-    index = _LeafIndex(z, leaf=max(64, int(np.sqrt(n) * 1.5)))
-    pos_of = np.empty(n, dtype=np.int64)
-    pos_of[index.order] = np.arange(n)
-    queue = pos_of[np.argsort(-np.asarray(d2), kind="stable")]  # positions, most outlying first
-    lab_pos = np.full(n, g_count - 1, dtype=np.int64)
-    alive = index.alive
+    index = NearestIndex(z)
+    queue = np.argsort(-np.asarray(d2), kind="stable")  # records, most outlying first
     ptr = 0
     for g in range(g_count - 1):  # one iteration per group, vectorised inside
-        while not alive[queue[ptr]]:
+        while not index.alive[queue[ptr]]:
             ptr += 1
-        s = int(queue[ptr])
-        sel = index.nearest(index.x[s].copy(), k)
-        alive[sel] = False
-        lab_pos[sel] = g
+        sel = index.nearest(index.x[int(queue[ptr])], k)
+        labels[sel] = g
         index.remove(sel)
-    labels[index.order] = lab_pos
     return refine_by_swaps(z, labels)
 
 

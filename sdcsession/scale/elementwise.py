@@ -158,14 +158,7 @@ def _changed_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
 def _recode(t: Recode, ddf: Any, roles: Roles, seed: int, progress: Any) -> DistributedResult:
     t.check(ddf._meta, roles)
     plan = scan(ddf, [t.column], what="recode", progress=progress)
-    present = list(plan.categories[0])
-    by_text = {str(p): p for p in present}
-    mapping = {}
-    for k, v in t.mapping.items():
-        mapping[k if k in present or not isinstance(k, str) else by_text.get(k, k)] = v
-    unknown = [k for k in mapping if k not in present]
-    if len(unknown) == len(mapping):
-        raise TreatmentError(f"recode: none of {list(mapping)} is a value of column {t.column!r}")
+    mapping, unknown = t.resolved_mapping(list(plan.categories[0]))
     new = map_columns(ddf, [t.column], _recode_kernel, t.column, mapping, progress=progress)
     notes = partition_stats(_changed_stats, ddf[[t.column]], new, progress=progress)
     if unknown:

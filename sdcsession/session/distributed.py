@@ -29,7 +29,7 @@ from ..errors import ParameterError, RoleError
 from ..methods.base import Treatment
 from ..roles import Roles
 from .guards import check_identifiers, follow_linked
-from .release import enforce_release_check
+from .release import check_export_flags, enforce_release_check
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import SdcSession
@@ -120,7 +120,7 @@ def release_check(session: SdcSession, *, k: int | None = None,
 
     from ..methods.base import check_number
     from ..scale._base import compute
-    from .release import FINDING_COLUMNS, _finding, _same
+    from .release import _finding, _same, findings_table
 
     k = session.k if k is None else k
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < 2**31:
@@ -157,9 +157,7 @@ def release_check(session: SdcSession, *, k: int | None = None,
     if free:
         out.append(_finding("warn", "no_role", free, n,
                             f"column(s) with no role are released as they are: {free}"))
-    table = pd.DataFrame(out, columns=FINDING_COLUMNS)
-    order = table["severity"].map({"block": 0, "warn": 1})
-    return table.iloc[np.argsort(order.to_numpy(), kind="stable")].reset_index(drop=True)
+    return findings_table(out)
 
 
 def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bool = False,
@@ -170,9 +168,7 @@ def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bo
 
     from ..scale.parquet import write_parquet
 
-    for name, flag in (("force", force), ("overwrite", overwrite)):
-        if not isinstance(flag, (bool, np.bool_)):
-            raise ParameterError(f"{name}: expected True or False, got {flag!r}")
+    check_export_flags(force=force, overwrite=overwrite)
     if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
         raise ParameterError(f"path: expected a directory path (str or pathlib.Path), got "
                              f"{path!r:.60}")

@@ -79,22 +79,19 @@ def _scalars(state: State, alpha: float | None = None) -> dict[str, float]:
     f = _freq(state, alpha)
     parts = compute(*[dask.delayed(_scalar_part)(p, state.roles.weight is not None)
                       for p in f.to_delayed()])
-    arr = np.array([c for _, c in parts], dtype=np.int64).reshape(-1, 5)
+    n, k2, k3, k5, above = (int(v) for v in np.sum([c for _, c in parts], axis=0))
     exact = combine(s for s, _ in parts)
-    arr = np.column_stack([np.zeros(len(arr), dtype=np.int64), arr])
-    if arr[:, 5].sum():
+    if above:
         import warnings
 
         from ..errors import SdcWarning
 
-        warnings.warn(f"weight: {int(arr[:, 5].sum())} record(s) have an estimated population "
+        warnings.warn(f"weight: {above} record(s) have an estimated population "
                       "frequency Fk below their sample frequency fk (weights smaller than 1), so "
                       "pk = fk/Fk > 1; their individual risk is computed with pk = 1 (risk 1/fk).",
                       SdcWarning, stacklevel=4)
-    n = int(arr[:, 1].sum())
     return {"sum": to_float(exact), "mean": to_float(exact, max(n, 1)), "n": n,
-            "k2": int(arr[:, 2].sum()), "k3": int(arr[:, 3].sum()), "k5": int(arr[:, 4].sum()),
-            "fk_above_Fk": int(arr[:, 5].sum())}
+            "k2": k2, "k3": k3, "k5": k5, "fk_above_Fk": above}
 
 
 @_reg("dask.k_violations", "records with fk < k (Fk < k if weighted) on a Dask state")

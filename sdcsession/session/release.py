@@ -62,6 +62,20 @@ def _finding(severity: str, check: str, variables: list[str], records: int,
             "records": int(records), "message": message}
 
 
+def findings_table(findings: list[dict[str, Any]]) -> pd.DataFrame:
+    """The release check's findings as a table, ``block`` findings first (stable order)."""
+    table = pd.DataFrame(findings, columns=FINDING_COLUMNS)
+    order = table["severity"].map({"block": 0, "warn": 1})
+    return table.iloc[np.argsort(order.to_numpy(), kind="stable")].reset_index(drop=True)
+
+
+def check_export_flags(**flags: Any) -> None:
+    """`ParameterError` unless every export flag (``force``, ``overwrite``) is True or False."""
+    for name, flag in flags.items():
+        if not isinstance(flag, (bool, np.bool_)):
+            raise ParameterError(f"{name}: expected True or False, got {flag!r}")
+
+
 def _same(a: pd.Series, b: pd.Series) -> np.ndarray:
     """Per record: equal values (both missing counts as equal)."""
     av, bv = a.to_numpy(dtype=object), b.to_numpy(dtype=object)
@@ -141,9 +155,7 @@ def release_check(session: SdcSession, *, k: int | None = None,
     if free:
         out.append(_finding("warn", "no_role", free, n,
                             f"column(s) with no role are released as they are: {free}"))
-    table = pd.DataFrame(out, columns=FINDING_COLUMNS)
-    order = table["severity"].map({"block": 0, "warn": 1})
-    return table.iloc[np.argsort(order.to_numpy(), kind="stable")].reset_index(drop=True)
+    return findings_table(out)
 
 
 def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bool = False,
@@ -153,9 +165,7 @@ def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bo
     from ..io import write_data
     from ..io.formats import format_of
 
-    for name, flag in (("force", force), ("overwrite", overwrite)):
-        if not isinstance(flag, (bool, np.bool_)):
-            raise ParameterError(f"{name}: expected True or False, got {flag!r}")
+    check_export_flags(force=force, overwrite=overwrite)
     if not isinstance(path, (str, Path)) or not str(path):
         raise ParameterError(f"path: expected a file path (str or pathlib.Path), got {path!r}")
     format_of(path, kw.get("format"))  # a bad extension fails before the check runs
