@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import sdcsession as sdc  # noqa: E402
-from sdcsession.methods.noise import AddNoise  # noqa: E402
+from sdcsession.methods.noise.addition import AddNoise  # noqa: E402
 from sdcsession.present.compare import compare  # noqa: E402
 from sdcsession.session.measures import COUNTS  # noqa: E402
 

@@ -14,7 +14,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sdcsession.datasets import synthetic_survey  # noqa: E402
-from sdcsession.utility.gdu import gdu  # noqa: E402
+from sdcsession.utility.gdu.model import gdu  # noqa: E402
 
 COLUMNS = ["region", "urbrur", "hhsize", "tenure", "age", "age5", "sex", "marstat", "educ",
            "occup", "relat", "water", "literacy", "income", "expend"]

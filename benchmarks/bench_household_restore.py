@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import sdcsession.methods.suppression as sup  # noqa: E402
+import sdcsession.methods.suppression.local as sup  # noqa: E402
 from sdcsession.datasets import synthetic_survey  # noqa: E402
 from sdcsession.risk import k_violations  # noqa: E402
 

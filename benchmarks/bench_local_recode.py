@@ -20,7 +20,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sdcsession.datasets import synthetic_survey  # noqa: E402
-from sdcsession.methods.local_recoding import local_recode  # noqa: E402
+from sdcsession.methods.recoding.local_recoding import local_recode  # noqa: E402
 from sdcsession.risk import k_violations  # noqa: E402
 
 

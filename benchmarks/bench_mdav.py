@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sdcsession.datasets import synthetic_survey  # noqa: E402
-from sdcsession.methods.microaggregation import microaggregation  # noqa: E402
+from sdcsession.methods.microaggregation.treatment import microaggregation  # noqa: E402
 
 NUM = ["income", "expend", "savings"]
 GOAL_S = 20.0

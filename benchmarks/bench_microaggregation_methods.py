@@ -16,7 +16,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sdcsession.methods.microaggregation import (  # noqa: E402
+from sdcsession.methods.microaggregation.treatment import (  # noqa: E402
     MICROAGGREGATION_METHODS,
     microaggregation,
 )

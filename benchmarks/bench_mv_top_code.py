@@ -16,7 +16,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sdcsession.methods.mv_top_coding import mv_top_code  # noqa: E402
+from sdcsession.methods.recoding.mv_top_coding import mv_top_code  # noqa: E402
 
 
 def main(sizes: list[int]) -> None:

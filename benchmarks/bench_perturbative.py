@@ -21,11 +21,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sdcsession.datasets import synthetic_survey  # noqa: E402
-from sdcsession.methods.microaggregation import microaggregation  # noqa: E402
-from sdcsession.methods.noise import add_noise  # noqa: E402
-from sdcsession.methods.pram import pram  # noqa: E402
-from sdcsession.methods.shuffling import shuffle  # noqa: E402
-from sdcsession.methods.swapping import rank_swap  # noqa: E402
+from sdcsession.methods.microaggregation.treatment import microaggregation  # noqa: E402
+from sdcsession.methods.noise.addition import add_noise  # noqa: E402
+from sdcsession.methods.pram.invariant import pram  # noqa: E402
+from sdcsession.methods.swapping.rank_swapping import rank_swap  # noqa: E402
+from sdcsession.methods.swapping.shuffling import shuffle  # noqa: E402
 
 SDCMICRO_MDAV = {4_580: 0.06, 7_700: 0.18, 84_000: 46.0}
 NUM = ["income", "expend", "savings"]

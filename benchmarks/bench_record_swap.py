@@ -24,7 +24,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sdcsession.methods.record_swapping import record_swap  # noqa: E402
+from sdcsession.methods.swapping.record_swapping import record_swap  # noqa: E402
 
 
 def census(n_households: int, seed: int = 1) -> pd.DataFrame:

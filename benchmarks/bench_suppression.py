@@ -19,7 +19,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sdcsession.datasets import synthetic_survey  # noqa: E402
-from sdcsession.methods.suppression import local_suppression  # noqa: E402
+from sdcsession.methods.suppression.local import local_suppression  # noqa: E402
 from sdcsession.risk import k_violations  # noqa: E402
 
 SHARED = Path(os.environ.get("SDCSESSION_CONFORMANCE")

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sdcsession.datasets import synthetic_survey  # noqa: E402
-from sdcsession.methods.suppression import local_suppression  # noqa: E402
+from sdcsession.methods.suppression.local import local_suppression  # noqa: E402
 
 KEYS = ["region", "urbrur", "sex", "age5", "marstat", "educ"]
 ALT_KEYS = ["region", "hhsize", "sex", "age", "educ", "occup"]

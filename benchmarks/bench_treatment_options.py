@@ -18,11 +18,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sdcsession.datasets import synthesize, synthetic_survey  # noqa: E402
-from sdcsession.methods.noise import add_noise  # noqa: E402
-from sdcsession.methods.recoding import global_recode  # noqa: E402
-from sdcsession.methods.shuffling import shuffle  # noqa: E402
-from sdcsession.methods.suppression import local_suppression  # noqa: E402
-from sdcsession.methods.swapping import rank_swap  # noqa: E402
+from sdcsession.methods.noise.addition import add_noise  # noqa: E402
+from sdcsession.methods.recoding.treatments import global_recode  # noqa: E402
+from sdcsession.methods.suppression.local import local_suppression  # noqa: E402
+from sdcsession.methods.swapping.rank_swapping import rank_swap  # noqa: E402
+from sdcsession.methods.swapping.shuffling import shuffle  # noqa: E402
 
 NUM = ["income", "expend", "savings"]
 

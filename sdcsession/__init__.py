@@ -5,14 +5,11 @@
 ['SdcSession', 'compare']
 """
 
-from . import (
-    datasets,
-    io,
-    methods,
-    privacy,  # noqa: E402  (registers the "generalize" treatment for recipes)
-    risk,
-    utility,
-)
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+
 from ._version import __version__
 from .errors import (
     DataFileError,
@@ -27,13 +24,10 @@ from .errors import (
     SdcWarning,
     TreatmentError,
 )
-from .io import read_data, write_data
-from .methods.base import Treatment
 from .present import compare, frontier, report
 from .roles import Roles
 from .session import SdcSession
-from .session.sweep import Sweep
-from .utility.hierarchy import Hierarchy
+from .session.sweeps.grid import Sweep
 
 __all__ = [
     "SdcSession",
@@ -66,3 +60,161 @@ __all__ = [
 
     "Sweep",
 ]
+
+
+# --------------------------------------------------------------------------- old module paths
+#: modules that moved into family folders: old path -> new path (relative to ``sdcsession``).
+#: ``import sdcsession.methods.microaggregation_gower`` and the like keep working and give the
+#: very module object of the new path (recipes name treatment types, never module paths).
+_MOVED = {
+    "methods._kanon_core": "methods.suppression._core",
+    "methods._kanon_counter": "methods.suppression._counter",
+    "methods._kanon_jit": "methods.suppression._bits_jit",
+    "methods._kanon_pool": "methods.suppression._pool",
+    "methods._kanon_restore": "methods.suppression._restore",
+    "methods._kanon_rows": "methods.suppression._rows",
+    "methods._kanon_search": "methods.suppression._search",
+    "methods._local_recode_core": "methods.recoding._local_core",
+    "methods._local_recode_search": "methods.recoding._local_search",
+    "methods._mdav_jit": "methods.microaggregation._mdav_jit",
+    "methods._nearest_index": "methods.microaggregation._nearest_index",
+    "methods._recode_checks": "methods.recoding._checks",
+    "methods._record_swap_core": "methods.swapping._record_core",
+    "methods._record_swap_steps": "methods.swapping._record_steps",
+    "methods._risk_suppression": "methods.suppression.by_risk",
+    "methods._suppression_args": "methods.suppression._args",
+    "methods._suppression_strata": "methods.suppression._strata",
+    "methods.category_grouping": "methods.recoding.grouping",
+    "methods.local_recoding": "methods.recoding.local_recoding",
+    "methods.mdav": "methods.microaggregation.mdav",
+    "methods.microaggregation_gower": "methods.microaggregation.gower",
+    "methods.microaggregation_robust": "methods.microaggregation.robust",
+    "methods.microaggregation_sorting": "methods.microaggregation.sorting",
+    "methods.microaggregation_weights": "methods.microaggregation.weights",
+    "methods.mv_top_coding": "methods.recoding.mv_top_coding",
+    "methods.noise_restricted": "methods.noise.restricted",
+    "methods.outlier_detection": "methods.noise.outliers",
+    "methods.rank_swap_criteria": "methods.swapping.rank_swap_criteria",
+    "methods.recode_intervals": "methods.recoding.intervals",
+    "methods.record_swapping": "methods.swapping.record_swapping",
+    "methods.romm": "methods.noise.romm",
+    "methods.rounding": "methods.recoding.rounding",
+    "methods.shuffling": "methods.swapping.shuffling",
+    "methods.shuffling_models": "methods.swapping.shuffling_models",
+    "methods.top_bottom_coding": "methods.recoding.top_bottom",
+    "methods.univariate_groups": "methods.microaggregation.univariate",
+    "present._plot_common": "present.plots._common",
+    "present.plots_data": "present.plots.data",
+    "present.plots_lattice": "present.plots.lattice",
+    "present.plots_risk": "present.plots.risk",
+    "present.plots_ru": "present.plots.ru",
+    "present.plots_sweep": "present.plots.sweep",
+    "present.plotting": "present.plots",
+    "present.workbench_app": "present.workbench.app",
+    "present.workbench_history": "present.workbench.history",
+    "present.workbench_live": "present.workbench.live",
+    "present.workbench_roles": "present.workbench.roles",
+    "present.workbench_run": "present.workbench.run",
+    "present.workbench_treat": "present.workbench.treat",
+    "risk._fastmcd": "risk.robust._fastmcd",
+    "risk._loglinear": "risk.population._loglinear",
+    "risk._mcd_factors": "risk.robust._mcd_factors",
+    "risk.linkage": "risk.numeric.linkage",
+    "risk.model_risk": "risk.population.loglinear_model",
+    "risk.population_uniques": "risk.population.uniques",
+    "risk.rmd": "risk.numeric.rmd",
+    "session._numeric_columns": "session.views._numeric_columns",
+    "session.distributed": "session.distributed.steps",
+    "session.distributed_views": "session.distributed.views",
+    "session.generalize_methods": "session.treatments",
+    "session.multivariate_methods": "session.treatments",
+    "session.recipe": "session.recipes.recipe",
+    "session.risk_view": "session.views.risk_view",
+    "session.scenario_measures": "session.views.scenario_measures",
+    "session.swap_methods": "session.treatments",
+    "session.sweep": "session.sweeps.grid",
+    "session.sweep_plan": "session.sweeps.plan",
+    "session.sweep_run": "session.sweeps.run",
+    "session.treatment_methods": "session.treatments",
+    "session.utility_view": "session.views.utility_view",
+    "utility._benchmark_indicators": "utility.benchmark._specs",
+    "utility._benchmark_intervals": "utility.benchmark._intervals",
+    "utility._benchmark_kernels": "utility.benchmark._kernels",
+    "utility._contingency": "utility.categorical._contingency",
+    "utility._cramers_v": "utility.categorical._cramers_v",
+    "utility._discrepancy": "utility.continuous._discrepancy",
+    "utility._gdu_formulas": "utility.gdu.formulas",
+    "utility._gdu_stats": "utility.gdu._stats",
+    "utility._gdu_variables": "utility.gdu._variables",
+    "utility._numeric": "utility.continuous._numeric",
+}
+
+
+#: subpackages and names imported on first use (PEP 562), so that ``import sdcsession`` stays light
+_LAZY = {"datasets": None, "io": None, "methods": None, "privacy": None, "risk": None,
+         "utility": None, "read_data": "io", "write_data": "io",
+         "Treatment": "methods.base", "Hierarchy": "utility.hierarchy"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        where = _LAZY[name]
+        module = importlib.import_module(f"{__name__}.{where or name}")
+        value = module if where is None else getattr(module, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+_OLD = {f"sdcsession.{new}": f"sdcsession.{old}" for old, new in _MOVED.items()}
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Old module paths: ``import sdcsession.<old>`` gives the module now at the new path, and
+    importing a moved module also lists it under its old name in ``sys.modules``."""
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
+        if not fullname.startswith("sdcsession."):
+            return None
+        if fullname[11:] in _MOVED:
+            return importlib.util.spec_from_loader(fullname, self)
+        old = _OLD.get(fullname)
+        if old is not None and old not in sys.modules:
+            spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+            if spec is not None and spec.loader is not None:
+                spec.loader = _AlsoOldName(spec.loader, old)
+            return spec
+        return None
+
+    def create_module(self, spec: object) -> None:  # the default module; replaced below
+        return None
+
+    def exec_module(self, module: object) -> None:
+        name = module.__name__  # type: ignore[attr-defined]
+        real = importlib.import_module("sdcsession." + _MOVED[name[11:]])
+        sys.modules[name] = real  # the import system hands out this object
+
+
+class _AlsoOldName(importlib.abc.Loader):
+    """The file loader of a moved module, which also files the module under its old name."""
+
+    def __init__(self, loader: object, old: str) -> None:
+        self._loader, self._old = loader, old
+
+    def create_module(self, spec: object) -> object:
+        return self._loader.create_module(spec)  # type: ignore[attr-defined]
+
+    def exec_module(self, module: object) -> None:
+        self._loader.exec_module(module)  # type: ignore[attr-defined]
+        sys.modules.setdefault(self._old, module)  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> object:  # get_source, get_filename, ... of the file loader
+        return getattr(self._loader, name)
+
+
+if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
+    sys.meta_path.insert(0, _MovedModules())

@@ -139,7 +139,7 @@ def cmd_risk(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from .errors import RecipeError, RoleError
     from .session import SdcSession
-    from .session.recipe import load_recipe
+    from .session.recipes.recipe import load_recipe
 
     if args.report:  # checked before anything is replayed or written
         rp = Path(args.report)
@@ -284,7 +284,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
-    from .present.workbench_app import run_app
+    from .present.workbench.app import run_app
 
     roles: dict[str, Any] = {r: _names(getattr(args, r)) for r in
                              ("keys", "numeric", "strata", "sensitive", "identifiers")}

@@ -190,3 +190,34 @@ def test_public_names_import(module: str) -> None:
 def test_kernel_module_paths_keep_working(path: str) -> None:
     mod = importlib.import_module(path)
     assert all(hasattr(mod, n) for n in getattr(mod, "__all__", []))
+
+
+def test_at_most_sixteen_modules_per_folder() -> None:
+    crowded = {}
+    for d in [PKG, *[p for p in PKG.rglob("*") if p.is_dir() and p.name != "__pycache__"]]:
+        n = len([p for p in d.glob("*.py") if p.name != "__init__.py"])
+        if n > 16:
+            crowded[str(d.relative_to(PKG.parent))] = n
+    assert crowded == {}, f"folders with more than 16 modules: {crowded}"
+
+
+def test_import_is_light() -> None:
+    """``import sdcsession`` loads none of the heavy dependencies (they load where first used)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, sdcsession; print(' '.join(m for m in ('scipy.stats', 'numba', "
+            "'matplotlib', 'statsmodels', 'ipywidgets', 'dask', 'sklearn') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("old, new", [
+    ("sdcsession.methods.microaggregation_gower", "sdcsession.methods.microaggregation.gower"),
+    ("sdcsession.methods._kanon_counter", "sdcsession.methods.suppression._counter"),
+    ("sdcsession.session.recipe", "sdcsession.session.recipes.recipe"),
+    ("sdcsession.present.workbench_treat", "sdcsession.present.workbench.treat"),
+    ("sdcsession.risk.population_uniques", "sdcsession.risk.population.uniques"),
+])
+def test_old_module_paths_are_the_new_modules(old: str, new: str) -> None:
+    assert importlib.import_module(old) is importlib.import_module(new)

@@ -1,20 +1,15 @@
 """Treatments: pure kernels on DataFrames and the frozen Treatment specs that wrap them.
 
-Importing this package registers every treatment type (see `TREATMENTS`).
+One folder per family, as sdcMicro's manual groups them: `recoding`, `suppression`,
+`microaggregation`, `noise`, `swapping`, `pram`; the shared parameter checks (`params`), value
+encoding (`encoding`), the `Treatment` base class and its registry (`base`) and the basic
+treatments (`basic`: recode categories, remove columns) sit at the top.
+
+Names are imported on first use, so ``import sdcsession`` stays light. The registry
+`TREATMENTS` imports every family the first time it is read, so a recipe naming any treatment
+type replays without importing anything by hand.
 """
 
-from .base import TREATMENTS, Result, Treatment
-from .basic import Recode, RemoveColumns
-from .local_recoding import LocalRecode
-from .microaggregation import Microaggregation
-from .microaggregation_gower import MicroaggregationGower
-from .mv_top_coding import MvTopCode
-from .noise import AddNoise
-from .pram import Pram
-from .recoding import GlobalRecode, GroupCategories, RoundValues, TopBottomCode
-from .shuffling import Shuffle
-from .suppression import LocalSuppression, SuppressByRisk
-from .swapping import RankSwap
 
 __all__ = [
     "TREATMENTS",
@@ -38,7 +33,44 @@ __all__ = [
     "LocalRecode",
 ]
 
-# targeted record swapping (issue 18)
-from .record_swapping import RecordSwap  # noqa: E402
-
 __all__ += ["RecordSwap"]
+
+#: public name -> the module that defines it (imported on first use, PEP 562), so that importing
+#: this package stays light
+_LAZY = {
+    'TREATMENTS': '.base',
+    'Result': '.base',
+    'Treatment': '.base',
+    'Recode': '.basic',
+    'RemoveColumns': '.basic',
+    'MicroaggregationGower': '.microaggregation.gower',
+    'Microaggregation': '.microaggregation.treatment',
+    'AddNoise': '.noise.addition',
+    'Pram': '.pram.invariant',
+    'LocalRecode': '.recoding.local_recoding',
+    'MvTopCode': '.recoding.mv_top_coding',
+    'GlobalRecode': '.recoding.treatments',
+    'GroupCategories': '.recoding.treatments',
+    'RoundValues': '.recoding.treatments',
+    'TopBottomCode': '.recoding.treatments',
+    'LocalSuppression': '.suppression.local',
+    'SuppressByRisk': '.suppression.local',
+    'RankSwap': '.swapping.rank_swapping',
+    'Shuffle': '.swapping.shuffling',
+    'RecordSwap': '.swapping.record_swapping',
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+

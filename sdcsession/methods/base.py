@@ -59,8 +59,67 @@ __all__ = ["Treatment", "Result", "TREATMENTS", "require_columns", "to_jsonable"
            "label_order", "check_names", "check_int", "check_number", "check_bool", "check_choice",
            "check_label", "check_size", "MAX_LABELS"]
 
-#: tag -> Treatment subclass
-TREATMENTS: dict[str, type[Treatment]] = {}
+#: the modules whose import registers treatment types: every family of ``sdcsession.methods``
+#: and the ``generalize`` treatment of ``sdcsession.privacy`` (a plug-in list, like entry points)
+TREATMENT_MODULES = [
+    "sdcsession.methods.basic", "sdcsession.methods.recoding", "sdcsession.methods.suppression",
+    "sdcsession.methods.microaggregation", "sdcsession.methods.noise",
+    "sdcsession.methods.swapping", "sdcsession.methods.pram", "sdcsession.privacy.treatment",
+]
+
+
+class _Registry(dict):
+    """tag -> `Treatment` subclass. Reading it imports every module of `TREATMENT_MODULES` once,
+    so a recipe may name any treatment type before its family was imported."""
+
+    _complete = False
+
+    def _load(self) -> None:
+        if not _Registry._complete:
+            _Registry._complete = True
+            import importlib
+
+            for name in TREATMENT_MODULES:
+                importlib.import_module(name)
+
+    def __getitem__(self, key: Any) -> Any:
+        if not dict.__contains__(self, key):
+            self._load()
+        return dict.__getitem__(self, key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if not dict.__contains__(self, key):
+            self._load()
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        if not dict.__contains__(self, key):
+            self._load()
+        return dict.__contains__(self, key)
+
+    def __iter__(self) -> Any:
+        self._load()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._load()
+        return dict.__len__(self)
+
+    def keys(self) -> Any:
+        self._load()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._load()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._load()
+        return dict.items(self)
+
+
+#: tag -> Treatment subclass (every treatment type, loaded on first read)
+TREATMENTS: dict[str, type[Treatment]] = _Registry()
 
 
 @attrs.frozen
@@ -102,9 +161,10 @@ class Treatment:
         super().__init_subclass__(**kw)
         tag = cls.__dict__.get("type")
         if tag:
-            if tag in TREATMENTS and TREATMENTS[tag].__qualname__ != cls.__qualname__:
+            if (dict.__contains__(TREATMENTS, tag)
+                    and dict.__getitem__(TREATMENTS, tag).__qualname__ != cls.__qualname__):
                 raise TypeError(f"treatment type {tag!r} registered twice")
-            TREATMENTS[tag] = cls
+            dict.__setitem__(TREATMENTS, tag, cls)
 
     # ----------------------------------------------------------------- contract
     def check(self, data: pd.DataFrame, roles: Roles) -> None:

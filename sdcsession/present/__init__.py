@@ -17,7 +17,7 @@ from ..session import HistoryView, RiskSummary, SdcSession, UtilitySummary
 from ..session.extensions import register_method, register_session_accessor
 from . import display
 from .compare import TreeView, compare, frontier, tree
-from .plotting import SessionPlots
+from .plots.accessor import SessionPlots
 from .report import report
 
 __all__ = ["compare", "frontier", "tree", "report", "SessionPlots", "TreeView"]
@@ -65,15 +65,15 @@ def _session_report(self: SdcSession, path: Any = None, *others: Any, internal: 
 @register_method(SessionPlots, "lattice")
 def _plot_lattice(self: SessionPlots, **kw: Any) -> Any:
     """The generalisation lattice of the last ``generalize`` step (see
-    `sdcsession.present.plots_lattice.lattice_plot`)."""
-    from .plots_lattice import lattice_plot
+    `sdcsession.present.plots.lattice.lattice_plot`)."""
+    from .plots.lattice import lattice_plot
 
     return lattice_plot(self._s, **kw)
 
 
 # ------------------------------------------------------------------- scenario sweeps (issue 22)
-from ..session.sweep import Sweep  # noqa: E402
-from .plots_sweep import sweep_map  # noqa: E402
+from ..session.sweeps.grid import Sweep  # noqa: E402
+from .plots.sweep import sweep_map  # noqa: E402
 
 register_method(Sweep, "plot")(sweep_map)
 __all__ += ["sweep_map"]
@@ -95,7 +95,7 @@ def _sweep_html(self: Sweep) -> str:
 def _session_workbench(self: SdcSession, *, background: bool | None = None) -> Any:
     """The interactive workbench bound to this session (an ``ipywidgets`` widget; needs the
     ``gui`` extra): roles, treatment forms, history with undo/redo/branch and the recipe as code,
-    live risk and utility with the R-U map; see `sdcsession.present.workbench`."""
+    live risk and utility with the R-U map; see `sdcsession.present.workbench.widget`."""
     try:
         import ipywidgets  # noqa: F401
     except ImportError as e:
@@ -103,6 +103,6 @@ def _session_workbench(self: SdcSession, *, background: bool | None = None) -> A
 
         raise MissingDependencyError(
             "workbench: needs ipywidgets; install it with pip install 'sdcsession[gui]'") from e
-    from .workbench import workbench
+    from .workbench.widget import workbench
 
     return workbench(self, background=background)

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError, SdcWarning
-from ..session.scenario_measures import (  # the measure columns live in the session layer
+from ..session.views.scenario_measures import (  # the measure columns live in the session layer
     DEFAULT_MEASURES,
     GDU_MAX_RECORDS,  # noqa: F401  (re-exported)
     LOSS_COLUMNS,
@@ -42,8 +42,8 @@ from ..session.scenario_measures import (  # the measure columns live in the ses
     frontier_positions,
     pick_loss,
 )
-from ..session.scenario_measures import measure_specs as _specs
-from ..session.scenario_measures import measure_value as _value
+from ..session.views.scenario_measures import measure_specs as _specs
+from ..session.views.scenario_measures import measure_value as _value
 from .compare_view import Comparison
 from .estimates import estimates
 from .steps import TreeView, scenarios, steps_text, tree
@@ -138,7 +138,7 @@ def frontier(df: pd.DataFrame, *, risk: str = "expected_reidentifications",
     history tree, as `compare` with ``original=True`` adds it) and, in a table without a
     ``depth`` column, the row whose ``scenario`` is ``"original"`` are left out.
 
-    Algorithm (`sdcsession.session.scenario_measures.frontier_positions`): sort by (loss, risk)
+    Algorithm (`sdcsession.session.views.scenario_measures.frontier_positions`): sort by (loss, risk)
     and keep every row whose risk is strictly below the minimum risk of all rows before it
     (O(n log n)).
 

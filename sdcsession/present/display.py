@@ -27,9 +27,9 @@ from ..session.formatting import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..session.history import Step
-    from ..session.risk_view import RiskSummary
     from ..session.session import SdcSession
-    from ..session.utility_view import UtilitySummary
+    from ..session.views.risk_view import RiskSummary
+    from ..session.views.utility_view import UtilitySummary
 
 __all__ = ["esc", "session_text", "session_html", "history_text", "history_html", "fmt",
            "table_html", "CSS", "risk_html", "utility_html", "watched"]

@@ -1,6 +1,6 @@
 """Point estimates with confidence intervals across scenarios: `estimates` (a benchmark
 indicator or a regression coefficient per scenario), the table that
-`sdcsession.present.plotting.ci_plot` draws.
+`sdcsession.present.plots.accessor.ci_plot` draws.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def estimates(*items: Any, indicator: Any = None, formula: str | None = None,
     """Point estimates with confidence intervals across scenarios (for `plotting.ci_plot`).
 
     Either a benchmark ``indicator`` (``"mean:income"``, see
-    `sdcsession.utility.benchmark.indicator_ci`, overall group only) or the coefficient
+    `sdcsession.utility.benchmark.indicators.indicator_ci`, overall group only) or the coefficient
     ``term`` of a (weighted) least-squares regression ``formula`` (patsy notation, parsed by
     ``sdcsession.formula`` and never evaluated as Python, e.g. ``"income ~ C(sex) + age"``,
     term ``"C(sex)[T.m]"``; Wald interval ``b ± z·SE``).
@@ -49,7 +49,7 @@ def estimates(*items: Any, indicator: Any = None, formula: str | None = None,
     rows = []
     for name, data in frames:
         if indicator is not None:
-            from ..utility.benchmark import indicator_ci
+            from ..utility.benchmark.indicators import indicator_ci
 
             ci = indicator_ci(data, indicator, weight=weight, method=method, n_boot=n_boot,
                               level=level, seed=seed)

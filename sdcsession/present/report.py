@@ -78,7 +78,7 @@ _CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
 def _img(fig: Any, alt: str, caption: str) -> str:
     import matplotlib.pyplot as plt
 
-    from .plotting import to_png
+    from .plots.accessor import to_png
 
     try:
         png = to_png(fig)
@@ -159,7 +159,7 @@ def _path_maxima(sessions: list[Any], loss: str | None) -> tuple[float | None, f
     """1.1 × the largest expected re-identifications and loss on the paths of ``sessions`` (one
     scale for all their risk-path figures; the loss scale of measures bounded by 1 is [0, 1])."""
     from .compare import compare
-    from .plots_ru import BOUNDED_BY_ONE
+    from .plots.ru import BOUNDED_BY_ONE
 
     if not sessions:
         return None, None
@@ -300,7 +300,7 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     for note in cmp_notes:
         out.append(f'<p class="muted">{esc(note)}</p>')
     if figures and loss and "expected_reidentifications" in cmp.columns:
-        from . import plotting as P
+        from .plots import accessor as P
 
         sc = cmp[cmp.scenario != "original"]
         sc.attrs = cmp.attrs
@@ -311,7 +311,7 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     elif not figures:
         out.append('<p class="muted">Risk–utility map: figures were not requested.</p>')
     if figures:
-        from . import plotting as P
+        from .plots import accessor as P
 
         out.append("<h2 id='figures'>Figures</h2>")
         if ss[0].roles.keys:

@@ -19,25 +19,6 @@ Examples
 
 from __future__ import annotations
 
-from ..utility.hierarchy import Hierarchy
-from .check import CheckResult, check
-from .distances import SensitiveDomain, emd_equal, emd_hierarchical, emd_ordered
-from .lattice import NodeResult, SearchResult, evaluate_node, search
-from .metrics import METRICS
-from .models import (
-    AverageRisk,
-    BetaLikeness,
-    DeltaDisclosure,
-    DistinctLDiversity,
-    EntropyLDiversity,
-    KAnonymity,
-    PrivacyModel,
-    RecursiveCLDiversity,
-    TCloseness,
-)
-from .population import ESTIMATORS, DeltaPresence, KMap
-from .treatment import GeneralizationResult, Generalize, generalize_frame
-
 __all__ = [
     "Hierarchy", "PrivacyModel", "KAnonymity", "DistinctLDiversity", "EntropyLDiversity",
     "RecursiveCLDiversity", "TCloseness", "DeltaDisclosure", "BetaLikeness", "KMap",
@@ -46,3 +27,54 @@ __all__ = [
     "METRICS", "SensitiveDomain", "emd_equal", "emd_ordered", "emd_hierarchical",
     "ESTIMATORS",
 ]
+
+# names that are also submodules are bound eagerly: importing the submodule later must not
+# replace the function by the module
+from .check import CheckResult, check  # noqa: E402
+
+#: public name -> the module that defines it (imported on first use, PEP 562), so that importing
+#: this package stays light
+_LAZY = {
+    'Hierarchy': '..utility.hierarchy',
+    'CheckResult': '.check',
+    'check': '.check',
+    'SensitiveDomain': '.distances',
+    'emd_equal': '.distances',
+    'emd_hierarchical': '.distances',
+    'emd_ordered': '.distances',
+    'NodeResult': '.lattice',
+    'SearchResult': '.lattice',
+    'evaluate_node': '.lattice',
+    'search': '.lattice',
+    'METRICS': '.metrics',
+    'AverageRisk': '.models',
+    'BetaLikeness': '.models',
+    'DeltaDisclosure': '.models',
+    'DistinctLDiversity': '.models',
+    'EntropyLDiversity': '.models',
+    'KAnonymity': '.models',
+    'PrivacyModel': '.models',
+    'RecursiveCLDiversity': '.models',
+    'TCloseness': '.models',
+    'ESTIMATORS': '.population',
+    'DeltaPresence': '.population',
+    'KMap': '.population',
+    'GeneralizationResult': '.treatment',
+    'Generalize': '.treatment',
+    'generalize_frame': '.treatment',
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+

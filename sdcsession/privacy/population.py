@@ -59,7 +59,6 @@ from typing import Any, ClassVar
 import attrs
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ..errors import ParameterError
 from ..methods.params import check_int, check_number
@@ -108,6 +107,8 @@ def derived_k(k: int, fraction: float, significance: float, estimator: str) -> i
     >>> derived_k(4, 1.0, 0.05, "poisson")    # a census: the sample is the population
     4
     """
+    from scipy import stats
+
     lam = k * float(fraction)
     c = np.arange(1, k + 1)
     tail = stats.poisson.sf(c - 1, lam)  # P(X >= c)
@@ -127,6 +128,8 @@ def zayatz_probability(sizes: np.ndarray, prior: np.ndarray, k: int, n: int,
     >>> p.round(4).tolist()   # (2/3 · 1/2) / (2/3 · 1/2 + 1/3 · 5/12)
     [0.7059, 0.0]
     """
+    from scipy import stats
+
     sizes = np.asarray(sizes, dtype=np.int64)
     out = np.zeros(len(sizes))
     low = sizes < k

@@ -15,23 +15,6 @@ Example
 1
 """
 
-from .attacker import AttackerRisk, attacker_models
-from .frequencies import frequencies, frequencies_from_codes
-from .household import household_risk, household_risk_from_individual
-from .individual import (
-    expected_reidentifications,
-    global_risk,
-    individual_risk,
-    individual_risk_from_freq,
-)
-from .kanon import k_violations, unsafe_combinations
-from .ldiversity import LDiversitySummary, l_diversity, l_diversity_summary
-from .linkage import LinkageResult, record_linkage
-from .model_risk import ModelRisk, model_risk
-from .numeric import interval_disclosure, record_linkage_risk
-from .population_uniques import PopulationUniques, population_uniques
-from .risky_cells import risky_cells, tables_from_levels
-from .rmd import RMDRisk, rmd_risk
 
 __all__ = [
     "frequencies",
@@ -64,7 +47,56 @@ __all__ = [
     "suda2",
 ]
 
-try:  # SUDA2 lives in its own module (written separately)
-    from .suda2 import suda2
-except ImportError:  # pragma: no cover - until risk/suda2.py exists
-    __all__.remove("suda2")
+# names that are also submodules are bound eagerly: importing the submodule later must not
+# replace the function by the module
+from .frequencies import frequencies, frequencies_from_codes  # noqa: E402
+from .risky_cells import risky_cells, tables_from_levels  # noqa: E402
+from .suda2 import suda2  # noqa: E402
+
+#: public name -> the module that defines it (imported on first use, PEP 562), so that importing
+#: this package stays light
+_LAZY = {
+    'AttackerRisk': '.attacker',
+    'attacker_models': '.attacker',
+    'frequencies': '.frequencies',
+    'frequencies_from_codes': '.frequencies',
+    'household_risk': '.household',
+    'household_risk_from_individual': '.household',
+    'expected_reidentifications': '.individual',
+    'global_risk': '.individual',
+    'individual_risk': '.individual',
+    'individual_risk_from_freq': '.individual',
+    'k_violations': '.kanon',
+    'unsafe_combinations': '.kanon',
+    'LDiversitySummary': '.ldiversity',
+    'l_diversity': '.ldiversity',
+    'l_diversity_summary': '.ldiversity',
+    'interval_disclosure': '.numeric.disclosure',
+    'record_linkage_risk': '.numeric.disclosure',
+    'LinkageResult': '.numeric.linkage',
+    'record_linkage': '.numeric.linkage',
+    'RMDRisk': '.numeric.rmd',
+    'rmd_risk': '.numeric.rmd',
+    'ModelRisk': '.population.loglinear_model',
+    'model_risk': '.population.loglinear_model',
+    'PopulationUniques': '.population.uniques',
+    'population_uniques': '.population.uniques',
+    'risky_cells': '.risky_cells',
+    'tables_from_levels': '.risky_cells',
+    'suda2': '.suda2',
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+

@@ -19,7 +19,7 @@ Requirements, checked before anything runs (`TreatmentError`, session unchanged)
 Example
 -------
 >>> import pandas as pd, dask.dataframe as dd
->>> from sdcsession.methods.suppression import LocalSuppression
+>>> from sdcsession.methods.suppression.local import LocalSuppression
 >>> from sdcsession.roles import Roles
 >>> df = pd.DataFrame({"r": ["n"] * 4 + ["s"] * 4, "a": list("xxxyxxyy")})
 >>> ddf = dd.from_pandas(df, npartitions=2)
@@ -38,11 +38,11 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TreatmentError
-from ..methods._suppression_args import _ranks
 from ..methods.base import require_columns
-from ..methods.microaggregation import Microaggregation
-from ..methods.noise import numeric_block
-from ..methods.suppression import LocalSuppression
+from ..methods.microaggregation.treatment import Microaggregation
+from ..methods.noise.addition import numeric_block
+from ..methods.suppression._args import _ranks
+from ..methods.suppression.local import LocalSuppression
 from ..roles import Roles
 from ._base import compute, persist, worker_memory_limit
 from .elementwise import (

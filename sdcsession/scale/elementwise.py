@@ -36,10 +36,10 @@ import pandas as pd
 from ..errors import TreatmentError
 from ..methods.base import Treatment, require_columns
 from ..methods.basic import Recode, RemoveColumns, recode_values
-from ..methods.category_grouping import GroupCategories, group_categories
-from ..methods.recoding import GlobalRecode, global_recode, interval_breaks
-from ..methods.rounding import RoundValues
-from ..methods.top_bottom_coding import TopBottomCode
+from ..methods.recoding.grouping import GroupCategories, group_categories
+from ..methods.recoding.rounding import RoundValues
+from ..methods.recoding.top_bottom import TopBottomCode
+from ..methods.recoding.treatments import GlobalRecode, global_recode, interval_breaks
 from ..roles import Roles
 from ._base import add_counts, compute, persist
 from ._encode import scan
@@ -199,8 +199,8 @@ def _global_recode(t: GlobalRecode, ddf: Any, roles: Roles, seed: int, progress:
                    ) -> DistributedResult:
     import dask
 
-    from ..methods._recode_checks import _numeric
-    from ..methods.recoding import _fmt
+    from ..methods.recoding._checks import _numeric
+    from ..methods.recoding.treatments import _fmt
 
     t.check(ddf._meta_nonempty, roles)  # roles and dtype
     _numeric(ddf._meta_nonempty[t.column], "global_recode")

@@ -4,7 +4,7 @@
 `write_parquet` writes a Dask frame as a partitioned Parquet dataset (one file per partition,
 written by the workers in parallel) into a new directory; an existing path is replaced only with
 ``overwrite=True``, and never the dataset the data were read from. `fingerprint` is the recipe
-fingerprint of `sdcsession.session.recipe.fingerprint` computed partition by partition (SHA-256
+fingerprint of `sdcsession.session.recipes.recipe.fingerprint` computed partition by partition (SHA-256
 is a stream: feeding the partitions' row hashes in order gives the in-memory digest when the
 index is the same).
 

@@ -1,7 +1,7 @@
 """PRAM and noise addition on Dask frames: parameters estimated globally, draws per partition.
 
 PRAM: the categories and the frequencies (per stratum) of every column are counted over the whole
-frame, so the transition matrices are exactly those of the in-memory `sdcsession.methods.pram`;
+frame, so the transition matrices are exactly those of the in-memory `sdcsession.methods.pram.invariant`;
 each partition then draws its records' new categories. Noise (``"additive"``, ``"correlated"``,
 ``"correlated2"``): the standard deviations, means and the (pairwise-complete) covariance matrix
 are computed over the whole frame in two passes (means, then centred sums), then each partition
@@ -18,7 +18,7 @@ uses one generator for the whole file).
 Example
 -------
 >>> import pandas as pd, dask.dataframe as dd
->>> from sdcsession.methods.pram import Pram
+>>> from sdcsession.methods.pram.invariant import Pram
 >>> from sdcsession.roles import Roles
 >>> ddf = dd.from_pandas(pd.DataFrame({"x": ["a", "b"] * 50}), npartitions=3)
 >>> out = apply_distributed(Pram(["x"], pd=0.8, alpha=0.5), ddf, Roles(keys=("x",)), seed=7,
@@ -36,8 +36,8 @@ import pandas as pd
 
 from ..errors import TreatmentError
 from ..methods.base import require_columns
-from ..methods.noise import AddNoise, numeric_block, repair_pairwise_covariance
-from ..methods.pram import (
+from ..methods.noise.addition import AddNoise, numeric_block, repair_pairwise_covariance
+from ..methods.pram.invariant import (
     MAX_CATEGORIES,
     MAX_NUMERIC_CATEGORIES,
     Pram,

@@ -9,16 +9,16 @@ presentation layer; plots, HTML, compare and report are attached to the session 
 from ..roles import Roles
 from .extensions import register_method, register_session_accessor
 from .history import Step, Tree, step_seed
-from .recipe import load_recipe, parse_recipe, save_recipe, to_recipe
-from .risk_view import RiskSummary
+from .recipes.recipe import load_recipe, parse_recipe, save_recipe, to_recipe
 from .session import HistoryView, SdcSession
 from .state import State
-from .utility_view import UtilitySummary
+from .views.risk_view import RiskSummary
+from .views.utility_view import UtilitySummary
 
 __all__ = ["SdcSession", "HistoryView", "Roles", "State", "Step", "Tree", "step_seed",
            "RiskSummary", "UtilitySummary", "to_recipe", "parse_recipe", "load_recipe",
            "save_recipe", "register_session_accessor", "register_method"]
 
-from .sweep import Sweep  # noqa: E402  (scenario sweeps, issue 22)
+from .sweeps.grid import Sweep  # noqa: E402  (scenario sweeps, issue 22)
 
 __all__ += ["Sweep"]

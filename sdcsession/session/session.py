@@ -34,19 +34,17 @@ from ..methods.base import Result, Treatment, check_int, check_number
 from ..methods.basic import Recode, RemoveColumns
 from ..roles import Roles
 from ..scale._base import is_dask_frame
-from . import risk_view as _risk_view  # noqa: F401  (registers measures)
-from . import utility_view as _utility_view  # noqa: F401  (registers measures)
-from .generalize_methods import GeneralizeMethods
 from .guards import check_identifiers, follow_linked
 from .history import Step, Tree, step_seed
-from .multivariate_methods import MultivariateMethods
-from .release import export, release_check, release_data
-from .risk_view import RiskSummary
+from .release.check import export, release_check, release_data
 from .state import State
-from .swap_methods import RecordSwapMethods
-from .sweep import SweepMixin
-from .treatment_methods import TreatmentMethods
-from .utility_view import UtilitySummary
+from .sweeps.grid import register_session_class
+from .sweeps.grid import sweep as _sweep
+from .treatments import TreatmentMethods
+from .views import risk_view as _risk_view  # noqa: F401  (registers measures)
+from .views import utility_view as _utility_view  # noqa: F401  (registers measures)
+from .views.risk_view import RiskSummary
+from .views.utility_view import UtilitySummary
 
 __all__ = ["SdcSession", "HistoryView"]
 
@@ -85,8 +83,7 @@ class HistoryView(Sequence):
         return history_text(self._steps)
 
 
-class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, GeneralizeMethods,
-                 SweepMixin):
+class SdcSession(TreatmentMethods):
     """An anonymisation session: roles, the original data, a history tree and a HEAD.
 
     The roles (see `Roles`) are validated against ``data``: every problem is listed in one
@@ -122,6 +119,13 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
     'main'
     """
 
+    #: ``s.sweep(plan)``: a grid of treatment plans as branches (see `sdcsession.session.sweeps`)
+    sweep = _sweep
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        register_session_class(cls)
+
     def __init__(self, data: pd.DataFrame, keys: Iterable[str] | str | None = None, *,
                  numeric: Iterable[str] | str | None = None, weight: str | None = None,
                  household: str | None = None, strata: Iterable[str] | str | None = None,
@@ -138,7 +142,7 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
                       strata=strata, sensitive=sensitive, pram=pram, identifiers=identifiers,
                       linked=linked)
         if is_dask_frame(data):  # a Dask session: every step runs as Dask work
-            from .distributed import validate_roles
+            from .distributed.steps import validate_roles
 
             data = validate_roles(roles, data)
             self._init(data, roles, seed, name, alpha=alpha, k=k)
@@ -244,7 +248,7 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
     def risk(self) -> RiskSummary:
         """`RiskSummary` of the current state (lazy, cached per state)."""
         if self._head.state.distributed:
-            from .distributed_views import DaskRiskSummary
+            from .distributed.views import DaskRiskSummary
 
             return DaskRiskSummary(self._head.state)
         return RiskSummary(self._head.state)
@@ -253,7 +257,7 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
     def utility(self) -> UtilitySummary:
         """`UtilitySummary` of the current state vs the original (lazy, cached per state)."""
         if self._head.state.distributed:
-            from .distributed_views import DaskUtilitySummary
+            from .distributed.views import DaskUtilitySummary
 
             return DaskUtilitySummary(self._head.state, self._head)  # type: ignore[return-value]
         return UtilitySummary(self._head.state, self._head)
@@ -287,7 +291,7 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
         data, roles = state.data, state.roles
         t0 = time.perf_counter()
         if state.distributed:
-            from .distributed import run_step
+            from .distributed.steps import run_step
 
             new_data, new_roles, notes = run_step(treatment, state, seed)
             new_state = State(new_data, new_roles, original=state.original,
@@ -392,10 +396,10 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
 
     def release_check(self, *, k: int | None = None, risk_threshold: float = 0.1) -> pd.DataFrame:
         """Findings that stand between the current state and a safe release (see
-        `sdcsession.session.release.release_check`): one row per finding with its severity
+        `sdcsession.session.release.check.release_check`): one row per finding with its severity
         (``block`` / ``warn``), the variables and the number of records concerned."""
         if self.state.distributed:
-            from .distributed import release_check as dask_release_check
+            from .distributed.steps import release_check as dask_release_check
 
             return dask_release_check(self, k=k, risk_threshold=risk_threshold)
         return release_check(self, k=k, risk_threshold=risk_threshold)
@@ -404,7 +408,7 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
                protect: Any = None, k: int | None = None, risk_threshold: float = 0.1,
                **kw: Any) -> Any:
         """Write the released data (`data_for_release`) to ``path`` in the format of its
-        extension, after the release check (see `sdcsession.session.release.export`).
+        extension, after the release check (see `sdcsession.session.release.check.export`).
 
         ``block`` findings stop the export with a `ReleaseError` listing them unless
         ``force=True``; ``warn`` findings are issued as one `SdcWarning`. An existing file is
@@ -415,7 +419,7 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
         worker writes its partitions).
         """
         if self.state.distributed:
-            from .distributed import export as dask_export
+            from .distributed.steps import export as dask_export
 
             return dask_export(self, path, force=force, overwrite=overwrite, protect=protect,
                                k=k, risk_threshold=risk_threshold, **kw)
@@ -424,14 +428,14 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
 
     # ---------------------------------------------------------------- recipes
     def to_recipe(self) -> dict[str, Any]:
-        """The scenario from the root to HEAD as a JSON-serialisable recipe (see `sdcsession.session.recipe`)."""
-        from .recipe import to_recipe
+        """The scenario from the root to HEAD as a JSON-serialisable recipe (see `sdcsession.session.recipes.recipe`)."""
+        from .recipes.recipe import to_recipe
 
         return to_recipe(self)
 
     def save_recipe(self, path: str) -> Any:
         """Write `to_recipe` to ``path`` as JSON."""
-        from .recipe import save_recipe
+        from .recipes.recipe import save_recipe
 
         return save_recipe(self, path)
 
@@ -439,7 +443,7 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
     def from_recipe(cls, data: pd.DataFrame, recipe: Any, *, strict: bool = False,
                     name: str | None = None) -> SdcSession:
         """Replay a recipe (dict or JSON path) on ``data``; bit-identical to the recorded session."""
-        from .recipe import load_recipe, parse_recipe
+        from .recipes.recipe import load_recipe, parse_recipe
 
         dask = is_dask_frame(data)
         if not isinstance(data, pd.DataFrame) and not dask:
@@ -448,7 +452,7 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
             recipe = load_recipe(recipe)
         roles, steps, seed, recorded_name = parse_recipe(data, recipe, strict=strict)
         if dask:
-            from .distributed import validate_roles
+            from .distributed.steps import validate_roles
 
             data = validate_roles(roles, data)
         else:
@@ -485,3 +489,6 @@ class SdcSession(TreatmentMethods, RecordSwapMethods, MultivariateMethods, Gener
         from .formatting import session_text
 
         return session_text(self)
+
+
+register_session_class(SdcSession)

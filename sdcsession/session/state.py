@@ -51,7 +51,7 @@ class State:
     def n(self) -> int:
         """Number of records (for a Dask frame: counted once, then cached)."""
         if self.distributed:
-            from .distributed import n_records
+            from .distributed.steps import n_records
 
             return n_records(self)
         return len(self.data)

@@ -16,45 +16,6 @@ Example
 
 from __future__ import annotations
 
-from .catalogue import CATALOGUE, MeasureSpec, available_measures, compute, register_measure
-from .categorical import (
-    aad,
-    contingency_loss,
-    contingency_table,
-    cramers_v,
-    cramers_v_loss,
-    ctbil,
-    direct_distance,
-    hellinger,
-    missing_values,
-    records_changed,
-    suppressions,
-    ut,
-    ut2,
-)
-from .continuous import (
-    ILVariables,
-    discrepancy_table,
-    eigen_difference,
-    il1,
-    il1s,
-    il1s_sdcmicro,
-    il_correl,
-    il_variables,
-    mcd_covariance,
-)
-from .distribution import cluster_utility, ecdf_measures, ks_test, propensity_score
-from .entropy import dist, ebil, entropy, entropy_change
-from .generalization import (
-    Hierarchy,
-    LossMetric,
-    c_avg,
-    discernibility,
-    equivalence_class_sizes,
-    generalisation_counts,
-    loss_metric,
-)
-
 __all__ = [
     # catalogue
     "CATALOGUE", "MeasureSpec", "available_measures", "compute", "register_measure",
@@ -87,6 +48,75 @@ for _mod in ("benchmark", "gdu", "regression"):
 del _mod
 
 # frequency-table information loss of record swapping (issue 18)
-from .info_loss import InfoLoss, TableLoss, info_loss  # noqa: E402
 
 __all__ += ["info_loss", "InfoLoss", "TableLoss"]
+
+# names that are also submodules are bound eagerly: importing the submodule later must not
+# replace the function by the module
+from .entropy import dist, ebil, entropy, entropy_change  # noqa: E402
+from .info_loss import InfoLoss, TableLoss, info_loss  # noqa: E402
+
+#: public name -> the module that defines it (imported on first use, PEP 562), so that importing
+#: this package stays light
+_LAZY = {
+    'CATALOGUE': '.catalogue',
+    'MeasureSpec': '.catalogue',
+    'available_measures': '.catalogue',
+    'compute': '.catalogue',
+    'register_measure': '.catalogue',
+    'aad': '.categorical.measures',
+    'contingency_loss': '.categorical.measures',
+    'contingency_table': '.categorical.measures',
+    'cramers_v': '.categorical.measures',
+    'cramers_v_loss': '.categorical.measures',
+    'ctbil': '.categorical.measures',
+    'direct_distance': '.categorical.measures',
+    'hellinger': '.categorical.measures',
+    'missing_values': '.categorical.measures',
+    'records_changed': '.categorical.measures',
+    'suppressions': '.categorical.measures',
+    'ut': '.categorical.measures',
+    'ut2': '.categorical.measures',
+    'ILVariables': '.continuous.measures',
+    'discrepancy_table': '.continuous.measures',
+    'eigen_difference': '.continuous.measures',
+    'il1': '.continuous.measures',
+    'il1s': '.continuous.measures',
+    'il1s_sdcmicro': '.continuous.measures',
+    'il_correl': '.continuous.measures',
+    'il_variables': '.continuous.measures',
+    'mcd_covariance': '.continuous.measures',
+    'cluster_utility': '.distribution',
+    'ecdf_measures': '.distribution',
+    'ks_test': '.distribution',
+    'propensity_score': '.distribution',
+    'dist': '.entropy',
+    'ebil': '.entropy',
+    'entropy': '.entropy',
+    'entropy_change': '.entropy',
+    'Hierarchy': '.generalization',
+    'LossMetric': '.generalization',
+    'c_avg': '.generalization',
+    'discernibility': '.generalization',
+    'equivalence_class_sizes': '.generalization',
+    'generalisation_counts': '.generalization',
+    'loss_metric': '.generalization',
+    'InfoLoss': '.info_loss',
+    'TableLoss': '.info_loss',
+    'info_loss': '.info_loss',
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+

@@ -1,7 +1,7 @@
 """Młodak's complex information loss λ over variables of mixed measurement scales (nominal,
 ordinal, continuous) and its contributions λ_j (sdcMicro ``IL_variables``).
 
-Re-exported and documented by `sdcsession.utility.continuous`.
+Re-exported and documented by `sdcsession.utility.continuous.measures`.
 
 References (see ``shared/literature``): Młodak (2020) and Młodak, Pietrzak & Józefowski (2022).
 
@@ -31,7 +31,7 @@ from ._align import (
     paired,
     resolve_columns,
 )
-from .categorical import _ordinal_steps
+from .categorical.measures import _ordinal_steps
 
 __all__ = ["il_variables", "ILVariables"]
 

@@ -24,11 +24,13 @@ import attrs
 import pandas as pd
 
 from ..errors import ParameterError
-from . import categorical as cat
-from . import continuous as con
 from . import distribution as dis
-from . import entropy as ent
 from . import generalization as gen
+from .categorical import measures as cat
+from .continuous import measures as con
+from .entropy import dist as _ent_dist
+from .entropy import ebil as _ent_ebil
+from .entropy import entropy_change as _ent_entropy_change
 
 __all__ = ["MeasureSpec", "CATALOGUE", "register_measure", "available_measures", "compute"]
 
@@ -192,12 +194,12 @@ _ENTRIES = [
     ("direct_distance", cat.direct_distance,
      "mean direct comparison distance per variable, nominal 0/1 or ordinal (Domingo-Ferrer & Torra)",
      "categorical", True, _CAT, "higher = more loss", "Series"),
-    ("entropy_change", ent.entropy_change,
+    ("entropy_change", _ent_entropy_change,
      "entropy per variable before/after and its loss (Templ)",
      "entropy", False, _CAT, "higher loss = more loss", "DataFrame"),
-    ("ebil", ent.ebil, "EBIL: entropy-based information loss of PRAM from its transition matrix",
+    ("ebil", _ent_ebil, "EBIL: entropy-based information loss of PRAM from its transition matrix",
      "entropy", False, _CAT, "higher = more loss", "float"),
-    ("dist", ent.dist, "DIST: entropy loss of the quasi-identifier distribution / log2 N",
+    ("dist", _ent_dist, "DIST: entropy loss of the quasi-identifier distribution / log2 N",
      "entropy", False, _CAT, "higher = more loss", "float"),
     ("il1s", con.il1s, "IL1s: scaled absolute differences / (n p) (Yancey, Winkler & Creecy)",
      "continuous", True, _NUM, "higher = more loss", "float"),

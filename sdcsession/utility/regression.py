@@ -39,7 +39,7 @@ import pandas as pd
 from ..errors import MeasureError, ParameterError
 from ..formula import Design, Formula, build_design, model_matrix, parse_formula
 from ._align import check_frame, check_frames
-from .benchmark import ci_overlap
+from .benchmark.indicators import ci_overlap
 
 __all__ = ["compare_regression", "fit_formula", "RegressionComparison", "MODELS"]
 

@@ -1,0 +1,22 @@
+"""Local suppression (sdcMicro ``localSuppression``, ``kAnon``) and suppression by risk.
+
+- `local`: `LocalSuppression`, `local_suppression` — set key values missing until every record
+  is k-anonymous (importance, combinations, strata, household restoration);
+- `by_risk`: `SuppressByRisk`, `suppress_by_risk` — suppression above an individual-risk
+  threshold (sdcMicro ``localSupp``);
+- the k-anonymity engine (private): `_core` (the solver), `_counter` and `_bits_jit` (counting
+  compatible records), `_search` (suppression rounds), `_restore` (giving back suppressions),
+  `_rows` (missing patterns), `_strata` (a k per stratum), `_args` (parameter checks), `_pool`.
+"""
+
+from . import local as _main
+from .local import LocalSuppression, SuppressByRisk, local_suppression, suppress_by_risk  # noqa: F401
+
+__all__ = ['local_suppression', 'suppress_by_risk', 'LocalSuppression', 'SuppressByRisk']
+
+
+def __getattr__(name: str) -> object:
+    """Other names of `local`, which this package replaces (its old module path)."""
+    if not name.startswith("__") and hasattr(_main, name):
+        return getattr(_main, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

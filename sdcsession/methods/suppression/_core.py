@@ -1,0 +1,123 @@
+"""Core of local suppression to k-anonymity, on integer key codes (internal).
+
+Records are rows of an ``(n, p)`` int64 code matrix ``X`` (``-1`` = missing); missing values are
+wildcards (alpha = 1). This module holds the solver, `solve` (suppression rounds per key
+set, then the restoration pass) and `restore_only`; the parts live in
+
+- `sdcsession.methods.suppression._rows`: missing-pattern bit masks and row ids;
+- `sdcsession.methods.suppression._counter`: `Counter` (sums of weights over compatible
+  rows, persistent tables updated incrementally) and `compat_sum`;
+- `sdcsession.methods.suppression._search`: the greedy suppression rounds;
+- `sdcsession.methods.suppression._restore`: the restoration pass.
+
+The heuristic (`solve`) is described in `sdcsession.methods.suppression.local.local_suppression`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...progress import Bar
+from ._counter import Counter, compat_sum
+from ._counter import _pool as _pool  # re-exported: the tests switch threads through it
+from ._restore import _restore_phase
+from ._search import _suppress_phase
+
+__all__ = ["Counter", "SolveInfo", "solve", "restore_only", "compat_sum"]
+
+
+@dataclass
+class SolveInfo:
+    """What `solve` did: suppressed cells, rounds, and records that cannot be protected."""
+
+    suppressed: np.ndarray  # (n, p) bool: set missing by the solver
+    rounds: int = 0
+    restored: int = 0
+    unresolvable: int = 0
+    violators: np.ndarray | None = None  # (n,) bool: records below k at the end (exact recount)
+    log: list[str] = field(default_factory=list)
+
+
+
+def _violators(X: np.ndarray, w: np.ndarray, keysets: list[np.ndarray], cards: Sequence[int],
+               k: float) -> tuple[np.ndarray, list[np.ndarray]]:
+    bad = np.zeros(len(X), bool)
+    fks = []
+    for cols in keysets:
+        fk = compat_sum(X, w, cols, cards)
+        fks.append(fk)
+        bad |= fk < k - 1e-9
+    return bad, fks
+
+
+
+def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Sequence[int],
+          k: float, rank: np.ndarray | None = None, restore: bool = True,
+          bar: Bar | None = None, cost: np.ndarray | None = None) -> SolveInfo:
+    """Suppress values of ``X`` (in place) until fk >= k on every key set, then restore extras.
+
+    ``rank``: per column of ``X``, larger = less important (suppressed first); ``None`` = by gain.
+    Records cannot be protected when the total weight is below k: then nothing is suppressed and
+    ``info.unresolvable`` counts the records. ``bar`` advances by the records found safe, per key
+    set (``len(X)`` per key set in all).
+    """
+    bar = bar if bar is not None else Bar(enabled=False)
+    info = SolveInfo(np.zeros(X.shape, bool))
+    if len(X) == 0:
+        return info
+    if w.sum() < k - 1e-9:
+        bad, _ = _violators(X, w, [np.asarray(c) for c in keysets], cards, k)
+        info.unresolvable = int(bad.sum())
+        return info
+    orig = X.copy()
+    order: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # the suppressions made
+    ks = [np.asarray(c, dtype=np.int64) for c in keysets]
+    base = []
+    for cols in ks:
+        rk = None if rank is None else np.asarray(rank)[cols]
+        ck = None if cost is None else np.asarray(cost, dtype=float)[cols]
+        if rk is None:
+            cnt, _ = _suppress_phase(X, w, cols, cards, k, rk, info, order, bar=bar, cost=ck)
+        else:
+            # importance: the least important keys alone first, then one more key at a time
+            cnt, act = None, None
+            for lev in sorted(set(rk.tolist()), reverse=True):
+                cnt, act = _suppress_phase(X, w, cols, cards, k, rk, info, order, bar=bar,
+                                           cost=ck, allowed=rk >= lev, active=act, cnt=cnt)
+                if not act.any():
+                    break
+        base.append(cnt)
+    if restore and info.suppressed.any():
+        fks = _restore_phase(X, orig, w, ks, cards, k, None if rank is None else np.asarray(rank),
+                             info, order, base)
+    else:
+        fks = []
+        for cnt in base:
+            cnt.sync()
+            fks.append(cnt.count(X)[:, 0])
+    bad = np.zeros(len(X), bool)
+    for fk in fks:
+        bad |= fk < k - 1e-9
+    info.violators = bad
+    info.unresolvable = int(bad.sum())
+    return info
+
+
+def restore_only(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]],
+                 cards: Sequence[int], k: float, rank: np.ndarray | None,
+                 candidates: np.ndarray) -> int:
+    """Restoration pass alone (see `_restore_phase`) on a k-anonymous ``X``: try to give back
+    the original values of the ``candidates`` cells (``(n, p)`` bool); returns how many came back.
+    """
+    cand = candidates & (X < 0) & (orig >= 0)
+    if not cand.any():
+        return 0
+    info = SolveInfo(cand.copy())
+    ks = [np.asarray(c, dtype=np.int64) for c in keysets]
+    base = [Counter(X, w, cols, cards) for cols in ks]
+    _restore_phase(X, orig, w, ks, cards, k, None if rank is None else np.asarray(rank), info, [],
+                   base)
+    return int(info.restored)

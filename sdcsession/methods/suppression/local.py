@@ -1,0 +1,359 @@
+"""Local suppression: set key values to missing until every record is k-anonymous, or below a risk.
+
+Kernels (no session needed): `local_suppression` and `suppress_by_risk` return the new
+DataFrame and JSON-serialisable notes. Treatments: `LocalSuppression` (``"local_suppression"``)
+and `SuppressByRisk` (``"suppress_by_risk"``); the risk-driven pair is defined in the
+private module ``_risk_suppression`` and documented here.
+
+Missing key values are wildcards (sdcMicro ``alpha = 1``): record *j* is compatible with record *i*
+when they agree on every key where both are non-missing, and fk_i counts the compatible records
+(Fk_i sums their weights). Suppressing a value never lowers any fk, so suppression can always reach
+k-anonymity when a stratum holds at least k records (weight k for ``weighted=True``).
+
+Example
+-------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"a": ["x", "x", "x", "y"], "b": ["u", "u", "u", "u"]})
+>>> out, notes = local_suppression(df, ["a", "b"], k=2)
+>>> notes["total"], notes["violations_after"], out["a"].isna().tolist()
+(1, 0, [False, False, False, True])
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from ...errors import ParameterError, SdcWarning, TreatmentError
+from ...progress import Bar
+from ...roles import Roles
+from ..base import Result, Treatment, check_bool, require_columns, to_jsonable
+from ._args import (
+    _check_combinations,
+    _check_k_fits,
+    _encode,
+    _importance,
+    _names,
+    _ranks,
+    _set_missing,
+    _validate_frame,
+)
+from ._core import compat_sum, restore_only, solve
+from ._strata import check_k_spec, k_max, k_note, k_per_group
+from .by_risk import SuppressByRisk, suppress_by_risk
+
+__all__ = ["local_suppression", "suppress_by_risk", "LocalSuppression", "SuppressByRisk"]
+
+
+# ----------------------------------------------------------------------------- kernel
+def local_suppression(
+    df: pd.DataFrame,
+    keys: Sequence[str],
+    *,
+    k: float | Mapping[Any, float] | Sequence[float] = 3,
+    importance: Sequence[str] | None = None,
+    strata: str | Sequence[str] | None = None,
+    combinations: int | Sequence[int] | None = None,
+    weight: str | None = None,
+    weighted: bool = False,
+    household: str | None = None,
+    household_keys: Sequence[str] | None = None,
+    restore: bool = True,
+    progress: bool | None = None,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Suppress key values (set them missing) until every record has fk >= k.
+
+    Semantics: missing values are wildcards (alpha = 1); fk_i is the number of records compatible
+    with record i (``weighted=True``: Fk_i, the sum of their weights, must reach k). The result is
+    k-anonymous in the sense of ``sdcsession.risk.k_violations(out, keys, k) == 0``.
+
+    Algorithm (a greedy on repair gains, then a restoration pass; all counting vectorised on
+    integer codes, grouped by missing pattern):
+
+    1. *Rounds of suppression.* Count fk for the records not yet known safe (suppression never
+       lowers an fk, so a safe record stays safe). For every distinct violating combination c
+       (deficit d_c = k - fk_c, m_c records) and every key v observed in c, evaluate two moves:
+       *self*: suppress v in one record of c, which raises that record to fk(c without v) and adds
+       one to every other violator compatible with c-without-v (it now matches them on v);
+       *donor*: suppress v in a safe record that differs from c only on v, which adds one to all m_c
+       records of c and to the other violators of that slice. The gain of a move is the reduction
+       of the total deficit; a move repairs several violators at once when they share a slice
+       (e.g. with k = 3 a slice of singletons needs only 2 suppressions, not one per record).
+       Each combination proposes its best move (``importance``: the least important key that
+       repairs it, else the least important key with a gain); moves are taken by decreasing gain,
+       at most one per slice of violators per round (so that gains stay valid); then recount.
+       Combinations that no single suppression helps get the smallest set of keys (least
+       important first) that lifts them to k. With ``importance`` the rounds run in stages: first
+       only the least important key may be suppressed, then the two least important, and so on,
+       so a more important key is suppressed only for records that the less important ones
+       cannot protect ("suppressed last" taken literally; the total may be higher than without
+       importance).
+    2. *Restoration.* Every suppression is tested for being no longer needed: the restored
+       record must keep fk >= k and no record losing compatibility with it may be tight
+       (fk - w < k). Accepted restorations (one per record and slice per round) update fk
+       incrementally and are verified exactly; the pass repeats until nothing can be restored.
+
+    ``strata``: solved separately per stratum. ``k`` may differ by stratum: a mapping
+    ``{stratum: k}`` (a stratum is a value of the strata column, a tuple of values for several
+    columns; every stratum of the data needs its k) or a list of numbers aligned with the strata
+    levels in sorted order; each stratum s is then made k_s-anonymous (with ``combinations``: every
+    subset of keys k_s-anonymous within s). ``combinations``: k-anonymity is required for every
+    subset of the keys of the given size(s) (μ-ARGUS style); each subset is solved in turn and the
+    restoration checks all of them. ``household`` with ``household_keys`` (default: the keys
+    constant within every household): a household-level value suppressed for one member is
+    suppressed for all members. Without ``importance`` the search prices that spread: the gain
+    of a move on a household-level key is divided by the mean household size seen from a record,
+    ``sum(size²) / n``, so a household-level key is suppressed only when it repairs that many more
+    violators than a person-level one. After the spread (whose values are wildcards too), the
+    restoration pass runs again on the person-level suppressions. A stratum with fewer than k
+    records (total weight below k) cannot be protected: nothing is suppressed there, an `SdcWarning` says so and ``notes`` report
+    the records left (``unresolvable``). ``progress``: a bar counting the records found safe (None:
+    automatic, see `sdcsession.progress`).
+
+    Returns ``(new_df, notes)`` with notes ``suppressed`` (per key), ``total``,
+    ``violations_after``, ``unresolvable``, ``restored`` (suppressions removed by the second pass),
+    ``rounds`` and, with ``household``, ``household_added`` (values suppressed by the spread) and
+    ``household_restored`` (person-level values given back after it).
+
+    References: Samarati & Sweeney (1998), *Protecting privacy when disclosing information:
+    k-anonymity and its enforcement through generalization and suppression*; Templ, Kowarik &
+    Meindl (2015), J. Stat. Softw. 67(4), sec. 4.2 (sdcMicro ``kAnon``); Hundepool et al. (2012),
+    *Statistical Disclosure Control*, Wiley, sec. 3.4 (local suppression).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"sex": ["m", "m", "m", "f", "f", "f", "f"],
+    ...                    "age": ["1", "1", "1", "1", "2", "2", "3"]})
+    >>> out, notes = local_suppression(df, ["sex", "age"], k=2)
+    >>> notes["suppressed"], notes["violations_after"]
+    ({'sex': 0, 'age': 1}, 0)
+    """
+    keys = list(_names(keys, "keys") or ())
+    _validate_frame(df, keys, "local_suppression")
+    kspec = check_k_spec(k)
+    importance = _importance(importance)
+    strata_cols = list(_names(strata, "strata") or ())
+    combos = _check_combinations(combinations)
+    require_columns(df, strata_cols, "local_suppression strata")
+    rank = _ranks(keys, importance)
+    cost = None
+    if household is not None:
+        hid, hk = _household_keys(df, keys, household, household_keys)
+        if importance is None and hk:
+            # a household-level suppression spreads to every member: its cost is the mean
+            # household size seen from a record, sum(size^2) / n
+            size = np.bincount(hid)
+            cost = np.array([float((size ** 2).sum() / len(hid)) if c in hk else 1.0
+                             for c in keys])
+    if weighted:
+        if weight is None:
+            raise ParameterError("weighted: weighted=True needs a weight column (weight=...)")
+        require_columns(df, [weight], "local_suppression weight")
+        w_all = df[weight].to_numpy(dtype="float64", na_value=np.nan)
+        if not np.all(np.isfinite(w_all)) or (w_all <= 0).any():
+            raise TreatmentError(f"weight: column {weight!r} must be finite and > 0")
+    else:
+        w_all = np.ones(len(df))
+    _check_k_fits(k_max(kspec), float(w_all.sum()), weighted)
+    p = len(keys)
+    if combos is None:
+        keysets = [list(range(p))]
+    else:
+        if max(combos) > p:
+            raise TreatmentError(f"combinations: subset size {max(combos)} exceeds the {p} keys")
+        keysets = [list(c) for m in combos for c in itertools.combinations(range(p), m)]
+    X, cards = _encode(df, keys)
+    orig_missing = X < 0
+    X0 = X.copy()
+    if strata_cols:
+        sid, _ = pd.factorize(pd.MultiIndex.from_frame(df[strata_cols].astype(object))
+                              if len(strata_cols) > 1 else df[strata_cols[0]], use_na_sentinel=False)
+        groups = [np.flatnonzero(sid == g) for g in range(int(sid.max()) + 1)] if len(sid) else []
+    else:
+        groups = [np.arange(len(df))]
+    k_groups, k_used = k_per_group(kspec, df, strata_cols, groups)
+    restored = rounds = unresolvable = 0
+    bad_strata = 0
+    solved = []  # strata that reached k-anonymity
+    viol = np.zeros(len(df), bool)
+    exact = True  # the solver's final recount is exact unless suppressions are added afterwards
+    bar = Bar(len(df) * len(keysets), desc="local suppression", enabled=progress)
+    for g, kk in zip(groups, k_groups, strict=True):
+        Xg = X[g]
+        info = solve(Xg, w_all[g], keysets, cards, kk, rank=rank, restore=restore, bar=bar,
+                     cost=cost)
+        X[g] = Xg
+        if info.violators is None:
+            exact = False
+        else:
+            viol[g] = info.violators
+        restored += info.restored
+        rounds += info.rounds
+        if info.unresolvable:
+            unresolvable += info.unresolvable
+            bad_strata += 1
+        else:
+            solved.append((g, kk))
+    bar.close()
+    new_mask = (X < 0) & ~orig_missing
+    notes: dict[str, Any] = {}
+    if household is not None:
+        added = _household_consistent(hid, hk, keys, new_mask, orig_missing)
+        notes["household_added"] = int(added)
+        notes["household_restored"] = 0
+        X[new_mask] = -1
+        if restore and added:
+            # the spread values are wildcards too: person-level suppressions may no longer be needed
+            person = np.array([c not in hk for c in keys])
+            back = 0
+            for g, kk in solved:
+                Xg = X[g]
+                back += restore_only(Xg, X0[g], w_all[g], keysets, cards, kk, rank,
+                                     new_mask[g] & person[None, :])
+                X[g] = Xg
+            notes["household_restored"] = int(back)
+            new_mask = (X < 0) & ~orig_missing
+    out = _set_missing(df, keys, new_mask)
+    if household is not None or not exact:
+        viol[:] = False
+        for g, kk in zip(groups, k_groups, strict=True):
+            for ks in keysets:
+                viol[g] |= compat_sum(X[g], w_all[g], ks, cards) < kk - 1e-9
+    if unresolvable:
+        warnings.warn(
+            f"local_suppression: {unresolvable} record(s) in {bad_strata} stratum/strata with fewer "
+            f"than their k {'weight' if weighted else 'records'} cannot reach k-anonymity; "
+            "they were left unsuppressed", SdcWarning, stacklevel=2)
+    notes = {
+        "suppressed": {c: int(new_mask[:, j].sum()) for j, c in enumerate(keys)},
+        "total": int(new_mask.sum()),
+        "violations_after": int(viol.sum()),
+        "unresolvable": int(unresolvable),
+        "restored": int(restored),
+        "rounds": int(rounds),
+        "k": k_note(kspec, k_used),
+        **notes,
+    }
+    return out, to_jsonable(notes)
+
+
+def _household_keys(df: pd.DataFrame, keys: Sequence[str], household: str,
+                    household_keys: Sequence[str] | None) -> tuple[np.ndarray, list[str]]:
+    """Household index per record and the household-level keys (given, or constant within every
+    household)."""
+    require_columns(df, [household], "local_suppression household")
+    hid, _ = pd.factorize(df[household], use_na_sentinel=True)
+    if (hid < 0).any():
+        raise TreatmentError(f"household: column {household!r} has missing household ids")
+    nh = int(hid.max()) + 1 if len(hid) else 0
+    if household_keys is None:
+        hk = []
+        for c in keys:
+            codes = pd.factorize(df[c], use_na_sentinel=True)[0]
+            lo = np.full(nh, np.iinfo(np.int64).max)
+            hi = np.full(nh, -2)
+            np.minimum.at(lo, hid, codes)
+            np.maximum.at(hi, hid, codes)
+            if np.array_equal(lo, hi):
+                hk.append(c)
+    else:
+        hk = list(household_keys)
+        unknown = [c for c in hk if c not in keys]
+        if unknown:
+            raise TreatmentError(f"household_keys: {unknown} are not key variables {list(keys)}")
+    return hid, hk
+
+
+def _household_consistent(hid: np.ndarray, hk: Sequence[str], keys: Sequence[str],
+                          new_mask: np.ndarray, orig_missing: np.ndarray) -> int:
+    """Extend suppressions of household-level keys to all members (in place); return the number added."""
+    nh = int(hid.max()) + 1 if len(hid) else 0
+    added = 0
+    for c in hk:
+        j = keys.index(c)
+        hit = np.bincount(hid[new_mask[:, j]], minlength=nh) > 0
+        extra = hit[hid] & ~new_mask[:, j] & ~orig_missing[:, j]
+        added += int(extra.sum())
+        new_mask[extra, j] = True
+    return added
+
+
+
+# ----------------------------------------------------------------------------- treatments
+@attrs.frozen
+class LocalSuppression(Treatment):
+    """Local suppression to k-anonymity of the key variables (see `local_suppression`).
+
+    ``importance``: key names, most important first (suppressed last). ``strata``: columns to
+    solve separately (default: the strata role). ``combinations``: subset size(s) of the keys that
+    must each be k-anonymous. ``weighted``: require Fk >= k (needs the weight role).
+    ``household``: suppress household-level keys for all members (needs the household role).
+    ``k``: a number, or a k per stratum (``{stratum: k}`` or a list aligned with the sorted strata
+    levels; stored as a tuple of ``(stratum, k)`` pairs or of numbers).
+
+    Example
+    -------
+    >>> import numpy as np, pandas as pd
+    >>> from sdcsession.roles import Roles
+    >>> df = pd.DataFrame({"a": list("xxxy"), "b": list("uuuu")})
+    >>> LocalSuppression(k=2).apply(df, Roles(keys=("a", "b")), np.random.default_rng(0)).notes["total"]
+    1
+    """
+
+    type = "local_suppression"
+
+    k: float | tuple[Any, ...] = attrs.field(default=3, converter=check_k_spec)
+    importance: tuple[str, ...] | None = attrs.field(
+        default=None, converter=_importance)
+    strata: tuple[str, ...] | None = attrs.field(default=None, converter=lambda v: _names(v, "strata"))
+    combinations: tuple[int, ...] | None = attrs.field(default=None, converter=_check_combinations)
+    weighted: bool = attrs.field(default=False)
+    household: bool = attrs.field(default=False)
+
+    @weighted.validator
+    @household.validator
+    def _bool(self, a: Any, v: Any) -> None:
+        check_bool(a.name, v)
+
+    def _strata(self, roles: Roles) -> tuple[str, ...]:
+        return self.strata if self.strata is not None else tuple(roles.strata)
+
+    def check(self, data: pd.DataFrame, roles: Roles) -> None:
+        if not roles.keys:
+            raise TreatmentError("local_suppression: no key variables in the roles")
+        require_columns(data, roles.keys, "local_suppression keys")
+        if self.importance is not None:
+            _ranks(roles.keys, self.importance)
+        st = self._strata(roles)
+        missing = [c for c in st if c not in data.columns]
+        if missing:
+            raise TreatmentError(f"local_suppression: strata column(s) {missing} not in the data")
+        if self.weighted and roles.weight is None:
+            raise TreatmentError("local_suppression: weighted=True needs a weight role")
+        if self.household and roles.household is None:
+            raise TreatmentError("local_suppression: household=True needs a household role")
+        if self.combinations is not None and max(self.combinations) > len(roles.keys):
+            raise TreatmentError(
+                f"combinations: subset size {max(self.combinations)} exceeds the "
+                f"{len(roles.keys)} key variables")
+        if self.weighted:
+            total = float(data[roles.weight].to_numpy(dtype="float64", na_value=np.nan).sum())
+        else:
+            total = float(len(data))
+        _check_k_fits(k_max(self.k), total, self.weighted)
+        if not isinstance(self.k, float) and not st:
+            raise TreatmentError("k: a k per stratum needs strata (strata=... or the strata role)")
+
+    def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
+        out, notes = local_suppression(
+            data, roles.keys, k=self.k, importance=self.importance, strata=self._strata(roles) or None,
+            combinations=self.combinations, weight=roles.weight, weighted=self.weighted,
+            household=roles.household if self.household else None)
+        return Result(out, notes=notes)

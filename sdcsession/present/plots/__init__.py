@@ -1,0 +1,34 @@
+"""Figures (matplotlib, imported lazily inside each function).
+
+- `accessor`: ``s.plot`` (`SessionPlots`) and the public plotting functions;
+- `ru`: the R-U map and the risk path;
+- `data`: distributions and mosaics, original against masked;
+- `risk`: suppressions, risk distribution, confidence intervals;
+- `lattice`: the generalisation lattice;
+- `sweep`: the R-U map of a sweep;
+- `_common`: palette, axes, PNG export.
+"""
+
+from . import accessor as _main
+from .accessor import (  # noqa: F401
+    LABELS,
+    PALETTE,
+    SessionPlots,
+    ci_plot,
+    distributions,
+    mosaic,
+    risk_distribution,
+    risk_path,
+    ru_map,
+    suppressions,
+    to_png,
+)
+
+__all__ = ['ru_map', 'distributions', 'mosaic', 'suppressions', 'risk_distribution', 'risk_path', 'ci_plot', 'to_png', 'SessionPlots', 'LABELS', 'PALETTE']
+
+
+def __getattr__(name: str) -> object:
+    """Other names of `accessor`, which this package replaces (its old module path)."""
+    if not name.startswith("__") and hasattr(_main, name):
+        return getattr(_main, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,137 @@
+"""What every plot shares: the palette and axis titles, Axes creation and styling, PNG export, and
+turning the scenarios or DataFrames given to a plot into named datasets / steps.
+
+matplotlib is imported only inside the functions. The public names (`PALETTE`,
+`LABELS`, `to_png`) are importable from `sdcsession.present.plots.accessor`.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ...errors import ParameterError
+from ..steps import _is_session, scenarios
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["PALETTE", "ORIGINAL_COLOR", "LABELS", "to_png"]
+
+#: Colour-blind-safe palette (Okabe & Ito 2008); the original data is always dark grey.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
+           "#7F3C8D", "#11A579", "#3969AC")
+ORIGINAL_COLOR = "#333333"
+
+#: Axis titles of the comparison columns.
+LABELS = {
+    "expected_reidentifications": "expected re-identifications",
+    "household_expected_reidentifications": "household expected re-identifications",
+    "global_risk": "global risk (mean individual risk)",
+    "k2_violations": "records violating 2-anonymity",
+    "k3_violations": "records violating 3-anonymity",
+    "k5_violations": "records violating 5-anonymity",
+    "suppressions": "suppressions in key variables",
+    "il1s": "IL1s",
+    "eigen": "eigenvalue difference",
+    "il_correl": "γ (correlation loss)",
+    "lambda": "λ (complex information loss)",
+    "gdu": "GDU (global data utility, higher = better)",
+}
+
+
+# ------------------------------------------------------------------------------------ helpers
+def _axes(ax: Any, figsize: tuple[float, float] = (6.4, 4.2)) -> Axes:
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def _clean(ax: Axes, grid: str = "y") -> None:
+    ax.spines["top"].set_visible(False)
+    ax.spines["right"].set_visible(False)
+    if grid:
+        ax.grid(axis=grid, color="#dddddd", linewidth=0.6)
+        ax.set_axisbelow(True)
+
+
+def _thousands(axis: Any) -> None:
+    """Plain tick labels with thousands separators (no offset / scientific notation)."""
+    from matplotlib.ticker import FuncFormatter
+
+    def f(v: float, _pos: Any) -> str:
+        if v == 0:
+            return "0"
+        if abs(v) >= 1000 or float(v).is_integer():
+            return f"{v:,.0f}"
+        return f"{v:g}"
+
+    axis.set_major_formatter(FuncFormatter(f))
+
+
+def _label(col: str) -> str:
+    return LABELS.get(col, col.replace("_", " "))
+
+
+def _colors(n: int, original: bool) -> list[str]:
+    cols = [PALETTE[i % len(PALETTE)] for i in range(n - (1 if original else 0))]
+    return ([ORIGINAL_COLOR] if original else []) + cols
+
+
+def _frames(items: Sequence[Any], original: bool | pd.DataFrame
+            ) -> tuple[list[tuple[str, pd.DataFrame]], bool]:
+    """(name, data) for each scenario, the original first when asked; and whether it is there."""
+    from ...session.history import Step
+
+    out: list[tuple[str, pd.DataFrame]] = []
+    orig: pd.DataFrame | None = original if isinstance(original, pd.DataFrame) else None
+    plain: list[Any] = []
+    for it in items:
+        if isinstance(it, pd.DataFrame):
+            plain.append((f"data {len(plain) + 1}", it))
+        elif isinstance(it, tuple) and len(it) == 2 and isinstance(it[1], pd.DataFrame):
+            plain.append((str(it[0]), it[1]))
+        elif _is_session(it) or isinstance(it, Step) or isinstance(it, Sequence):
+            for name, st in scenarios(it):
+                out.append((name, st.state.data))
+                if orig is None:
+                    orig = st.state.original
+        else:
+            raise ParameterError(f"expected sessions, steps or DataFrames, got {type(it).__name__}")
+    out = out + plain
+    has = original is not False and orig is not None
+    if has:
+        out = [("original", orig)] + out  # type: ignore[list-item]
+    if not out:
+        raise ParameterError("no data to plot: give sessions, steps or DataFrames")
+    return out, has
+
+
+def _steps(items: Sequence[Any], original: bool) -> tuple[list[tuple[str, Any]], bool]:
+    sc = scenarios(*items)
+    if not sc:
+        raise ParameterError("no scenario to plot: give sessions or steps")
+    if original:
+        root = sc[0][1].path()[0]
+        sc = [("original", root)] + [x for x in sc if x[1] is not root]
+    return sc, original
+
+
+def to_png(fig: Figure, *, dpi: int = 110) -> bytes:
+    """The figure as PNG bytes (for reports).
+
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> from matplotlib.figure import Figure
+    >>> to_png(Figure())[:4] == b"\\x89PNG"
+    True
+    """
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+    return buf.getvalue()

@@ -1,0 +1,12 @@
+"""The interactive workbench: ``s.workbench()`` in a notebook, ``sdcsession app`` as a web app.
+
+- `widget`: `Workbench`, `workbench` (the ipywidgets widget);
+- `roles`, `treat`, `history`, `live`: its panels;
+- `run`: running a step in the background (progress, cancel);
+- `app`: the local web app (Voilà on 127.0.0.1).
+
+ipywidgets is imported by the panels, never by ``import sdcsession``.
+"""
+
+
+__all__ = []

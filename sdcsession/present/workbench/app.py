@@ -1,0 +1,151 @@
+"""The workbench as a local web app: ``sdcsession app data.csv`` (Voilà on 127.0.0.1).
+
+`app_notebook` writes a small notebook that reads the data file, starts the workbench
+(`sdcsession.present.workbench.widget.workbench`) with the roles given on the command line (or with
+the Roles panel open when no key variables are given) and displays it; `run_app` serves it
+with Voilà bound to the loopback interface, so the page is reachable from this machine only and
+the data never leave it (the kernel reads the file locally; the browser receives the widgets).
+The notebook lives in a temporary directory that is removed when the server stops.
+
+Example
+-------
+>>> import json, tempfile
+>>> from pathlib import Path
+>>> nb = app_notebook("survey.csv", keys=["sex", "region"], seed=1)
+>>> code = nb["cells"][1]["source"]
+>>> "workbench(df, seed=1, keys=['sex', 'region'])" in code
+True
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from ...errors import MissingDependencyError, ParameterError
+
+__all__ = ["app_notebook", "write_app_notebook", "voila_command", "free_port", "run_app"]
+
+_ROLE_ARGS = ("keys", "numeric", "weight", "household", "strata", "sensitive", "identifiers")
+
+
+def app_notebook(data: str | Path, *, seed: int | None = None, sep: str | None = None,
+                 **roles: Any) -> dict[str, Any]:
+    """The app's notebook (nbformat 4, as a dict): read ``data``, show the workbench.
+
+    ``roles`` are keyword arguments of `SdcSession` (``keys``, ``numeric``, ``weight``, ...);
+    every value is written as a Python literal (``repr`` of str / list / int), never as code
+    taken from the user.
+    """
+    unknown = sorted(set(roles) - set(_ROLE_ARGS))
+    if unknown:
+        raise ParameterError(f"app: unknown role argument(s) {unknown}; expected some of "
+                             f"{list(_ROLE_ARGS)}")
+    for k, v in roles.items():
+        ok = v is None or isinstance(v, str) or (
+            isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v))
+        if not ok:
+            raise ParameterError(f"{k}: expected a column name or a list of names, got {v!r:.60}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ParameterError(f"seed: expected an integer, got {seed!r:.60}")
+    path = str(Path(data).expanduser().resolve())
+    read_kw = f", sep={sep!r}" if sep else ""
+    args = [f"seed={seed!r}"] + [f"{k}={list(v) if isinstance(v, tuple) else v!r}"
+                                 for k, v in roles.items() if v not in (None, [], ())]
+    code = "\n".join([
+        "import sdcsession as sdc",
+        "from sdcsession.present.workbench.widget import workbench",
+        "",
+        f"df = sdc.io.read_data({path!r}{read_kw})",
+        f"wb = workbench(df, {', '.join(args)})",
+        "wb",
+    ])
+    md = f"`{Path(path).name}`: served from this machine only (127.0.0.1)."
+    return {
+        "cells": [{"cell_type": "markdown", "id": "about", "metadata": {}, "source": md},
+                  {"cell_type": "code", "execution_count": None, "id": "workbench",
+                   "metadata": {}, "outputs": [], "source": code}],
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
+                                    "name": "python3"},
+                     "language_info": {"name": "python"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }
+
+
+def write_app_notebook(directory: str | Path, data: str | Path, **kw: Any) -> Path:
+    """Write `app_notebook` to ``directory/workbench.ipynb`` and return its path."""
+    import json
+
+    out = Path(directory) / "workbench.ipynb"
+    out.write_text(json.dumps(app_notebook(data, **kw), indent=1), encoding="utf-8")
+    return out
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (the operating system picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def voila_command(notebook: str | Path, *, port: int, open_browser: bool = True) -> list[str]:
+    """The command line that serves ``notebook`` with Voilà on ``127.0.0.1:port``.
+
+    `MissingDependencyError` when Voilà is not installed (the ``gui`` extra).
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("voila") is None or importlib.util.find_spec("ipywidgets") is None:
+        raise MissingDependencyError(
+            "app: needs voila and ipywidgets; install them with pip install 'sdcsession[gui]'")
+    cmd = [sys.executable, "-m", "voila", str(notebook), f"--port={int(port)}",
+           "--Voila.ip=127.0.0.1", "--show_tracebacks=False", "--strip_sources=True"]
+    if not open_browser:
+        cmd.append("--no-browser")
+    return cmd
+
+
+def run_app(data: str | Path, *, port: int | None = None, open_browser: bool = True,
+            seed: int | None = None, sep: str | None = None, **roles: Any) -> int:
+    """Serve the workbench for the file ``data`` until interrupted (Ctrl-C); the exit code of
+    Voilà (0 after Ctrl-C)."""
+    path = Path(data).expanduser()
+    if not path.is_file():
+        raise FileNotFoundError(f"app: no data file {str(path)!r}")
+    port = free_port() if port is None else int(port)
+    if not 0 < port < 65536:
+        raise ParameterError(f"port: expected an integer in [1, 65535], got {port}")
+    tmp = tempfile.mkdtemp(prefix="sdcsession-app-")
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGTERM, _interrupt) if main else None
+    try:
+        nb = write_app_notebook(tmp, path, seed=seed, sep=sep, **roles)
+        cmd = voila_command(nb, port=port, open_browser=open_browser)
+        print(f"sdcsession app: http://127.0.0.1:{port}/ (Ctrl-C stops it)", file=sys.stderr,
+              flush=True)
+        # its own session: Ctrl-C reaches this process only, which stops Voilà (and its kernels)
+        proc = subprocess.Popen(cmd, cwd=tmp, start_new_session=True)
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:
+            proc.terminate()
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            return 0
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, old)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt

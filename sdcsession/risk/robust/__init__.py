@@ -1,0 +1,20 @@
+"""Robust statistics shared by the risk measures, the treatments (noise, multivariate top
+coding) and the robust utility measures.
+
+- `minimum_covariance`: `mcd` (the minimum covariance determinant, as R's robustbase), `MCD`,
+  `mahalanobis`, `mahalanobis2`;
+- `_fastmcd`: C-steps, random starts, the nested FastMCD search;
+- `_mcd_factors`: consistency and finite-sample correction factors.
+"""
+
+from . import minimum_covariance as _main
+from .minimum_covariance import MCD, mahalanobis2, mcd  # noqa: F401
+
+__all__ = ['MCD', 'mcd', 'mahalanobis2']
+
+
+def __getattr__(name: str) -> object:
+    """Other names of `minimum_covariance`, which this package replaces (its old module path)."""
+    if not name.startswith("__") and hasattr(_main, name):
+        return getattr(_main, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,16 @@
+"""Safe release: the released data, the release check and the export that runs it.
+
+- `check`: `release_data`, `release_check`, `export`.
+"""
+
+from . import check as _main
+from .check import FINDING_COLUMNS, export, release_check, release_data  # noqa: F401
+
+__all__ = ['release_data', 'release_check', 'export', 'FINDING_COLUMNS']
+
+
+def __getattr__(name: str) -> object:
+    """Other names of `check`, which this package replaces (its old module path)."""
+    if not name.startswith("__") and hasattr(_main, name):
+        return getattr(_main, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,12 @@
+"""The measure views of a state (the registry and cache they use is `sdcsession.session.measures`).
+
+- `risk_view`: `RiskSummary` (``s.risk``);
+- `utility_view`: `UtilitySummary` (``s.utility``);
+- `scenario_measures`: the measures of a scenario comparison and the frontier;
+- `_numeric_columns`: which numeric variables the numeric measures use.
+"""
+
+from .risk_view import RiskSummary  # noqa: F401
+from .utility_view import UtilitySummary  # noqa: F401
+
+__all__ = ['RiskSummary', 'UtilitySummary']

@@ -1,0 +1,246 @@
+"""Statistical tests of the global data utility (GDU) model: the univariate comparison of one
+variable (two-sample Kolmogorov–Smirnov or chi-squared → LDU_uni) and the bivariate tests on one
+file (chi-squared, ANOVA, Kruskal–Wallis, Pearson, Spearman) with their coefficients and direction
+measures, chosen by the pair's measurement levels. Used by `sdcsession.utility.gdu.model`.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import attrs
+import numpy as np
+import pandas as pd
+
+from ._variables import _LEVEL_NAME, _Side, _Var
+from .formulas import ldu_psr
+
+# --------------------------------------------------------------------------------------------
+# bivariate tests on one file (codes: int >= 0, values: float; complete cases already selected)
+# --------------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class _Test:
+    p: float
+    coef: float  # signed where meaningful (r, rho), else the coefficient itself
+    coef2: float
+    msd: np.ndarray | None  # direction measures (cells / groups), None for correlations
+
+
+_NONE = _Test(1.0, 0.0, 0.0, None)
+
+
+def _chi2(a: np.ndarray, b: np.ndarray, ka: int, kb: int) -> _Test:
+    from scipy import stats
+
+    n = len(a)
+    tab = np.bincount(a * kb + b, minlength=ka * kb).reshape(ka, kb).astype(float)
+    r, c = tab.sum(1), tab.sum(0)
+    nr, nc = int((r > 0).sum()), int((c > 0).sum())
+    if n < 3 or nr < 2 or nc < 2:
+        return _Test(1.0, 0.0, 0.0, np.zeros(ka * kb))
+    e = np.outer(r, c) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = np.where(e > 0, (tab - e) / np.sqrt(np.where(e > 0, e, 1)), 0.0)
+    chi2 = float(np.sum(res**2))
+    df = (nr - 1) * (nc - 1)
+    p = float(stats.chi2.sf(chi2, df))
+    v2 = chi2 / (n * (min(nr, nc) - 1))
+    return _Test(p, math.sqrt(v2), v2, (res / math.sqrt(n)).ravel())
+
+
+def _groups_ss(g: np.ndarray, y: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, float, float]:
+    cnt = np.bincount(g, minlength=k).astype(float)
+    s = np.bincount(g, weights=y, minlength=k)
+    grand = y.mean()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(cnt > 0, s / np.where(cnt > 0, cnt, 1), grand)
+    ssb_i = cnt * (mean - grand) ** 2
+    tss = float(np.sum((y - grand) ** 2))
+    return cnt, np.sign(mean - grand) * ssb_i, float(ssb_i.sum()), tss
+
+
+def _anova(g: np.ndarray, y: np.ndarray, k: int) -> _Test:
+    from scipy import stats
+
+    n = len(y)
+    cnt, signed, ssb, tss = _groups_ss(g, y, k)
+    kk = int((cnt > 0).sum())
+    if n < 3 or kk < 2 or tss <= 0 or n <= kk:
+        return _Test(1.0, 0.0, 0.0, np.zeros(k))
+    ssw = max(tss - ssb, 0.0)
+    if ssw <= 0:
+        p = 0.0
+    else:
+        f = (ssb / (kk - 1)) / (ssw / (n - kk))
+        p = float(stats.f.sf(f, kk - 1, n - kk))
+    eta2 = min(ssb / tss, 1.0)
+    return _Test(p, eta2, eta2, signed / tss)
+
+
+def _kruskal(g: np.ndarray, ranks: np.ndarray, ties: float, k: int) -> _Test:
+    from scipy import stats
+
+    n = len(ranks)
+    cnt, signed, ssb, tss = _groups_ss(g, ranks, k)
+    kk = int((cnt > 0).sum())
+    if n < 3 or kk < 2 or tss <= 0:
+        return _Test(1.0, 0.0, 0.0, np.zeros(k))
+    h = 12.0 / (n * (n + 1)) * ssb
+    corr = 1.0 - ties / (n**3 - n)
+    h = h / corr if corr > 0 else h
+    p = float(stats.chi2.sf(h, kk - 1))
+    eps2 = min(h / (n - 1), 1.0)
+    return _Test(p, eps2, eps2, signed / tss)
+
+
+def _zscore(v: np.ndarray) -> np.ndarray | None:
+    """Centred values scaled to unit norm (None when constant)."""
+    c = v - v.mean()
+    ss = float(np.dot(c, c))
+    return c / math.sqrt(ss) if ss > 0 else None
+
+
+def _corr_z(za: np.ndarray | None, zb: np.ndarray | None, n: int) -> _Test:
+    """Pearson correlation of unit-norm centred vectors, with its t-test p-value."""
+    from scipy import stats
+
+    if n < 3 or za is None or zb is None:
+        return _NONE
+    r = max(-1.0, min(1.0, float(np.dot(za, zb))))
+    if abs(r) >= 1:
+        p = 0.0
+    else:
+        t = r * math.sqrt((n - 2) / (1 - r * r))
+        p = float(2 * stats.t.sf(abs(t), n - 2))
+    return _Test(p, r, r * r, None)
+
+
+def _corr(x: np.ndarray, y: np.ndarray) -> _Test:
+    """Pearson correlation test of two complete vectors."""
+    return _corr_z(_zscore(x), _zscore(y), len(x))
+
+
+def _ranks(v: np.ndarray) -> tuple[np.ndarray, float]:
+    """Average ranks and the tie term Σ(t³ − t)."""
+    from scipy import stats
+
+    r = stats.rankdata(v)
+    _, t = np.unique(v, return_counts=True)
+    t = t.astype(float)
+    return r, float(np.sum(t**3 - t))
+
+
+# --------------------------------------------------------------------------------------------
+# univariate test of one variable
+# --------------------------------------------------------------------------------------------
+
+
+def _univariate(v: _Var, o: pd.Series, m: pd.Series | None) -> dict[str, Any]:
+    from scipy import stats
+
+    row: dict[str, Any] = {
+        "variable": v.name,
+        "type_original": v.type_o,
+        "level": _LEVEL_NAME[v.level],
+        "recoded": v.recoded,
+        "recode_variant": v.gr_variant,
+        "ldu_gr": v.ldu_gr,
+    }
+    if m is None:
+        return {**row, "test": "removed", "statistic": np.nan, "p_value": np.nan, "ldu_psr": 0.0,
+                "ldu_uni": 0.0, "step": "removed"}
+    oside = v.d if v.recoded else v.o
+    categorical = v.recoded or v.level_o <= 1
+    if categorical:
+        k = v.k
+        co = np.bincount(np.where(oside.codes < 0, k, oside.codes), minlength=k + 1)
+        cm = np.bincount(np.where(v.p.codes < 0, k, v.p.codes), minlength=k + 1)
+        if np.array_equal(co, cm):
+            psr, stat, p, step = 1.0, 0.0, 1.0, "identical"
+        else:
+            tab = np.vstack([co, cm]).astype(float)
+            tab = tab[:, tab.sum(0) > 0]
+            if tab.shape[1] < 2:
+                stat, p = 0.0, 1.0
+            else:
+                res = stats.chi2_contingency(tab, correction=False)
+                stat, p = float(res.statistic), float(res.pvalue)
+            psr, step = ldu_psr(p), "chi-squared"
+        test = "chi-squared"
+    else:
+        xo, xm = v.o.values, v.p.values
+        no, nm = np.isnan(xo), np.isnan(xm)
+        a, b = np.sort(xo[~no]), np.sort(xm[~nm])
+        test = "kolmogorov-smirnov"
+        if no.sum() == nm.sum() and np.array_equal(a, b):
+            psr, stat, p, step = 1.0, 0.0, 1.0, "identical"
+        elif len(a) == 0 or len(b) == 0:
+            psr, stat, p, step = 0.0, np.nan, 0.0, "all values missing"
+        else:
+            with warnings.catch_warnings():  # "exact calculation unsuccessful" -> asymptotic
+                warnings.simplefilter("ignore", RuntimeWarning)
+                res = stats.ks_2samp(a, b)
+            stat, p = float(res.statistic), float(res.pvalue)
+            psr, step = ldu_psr(p), "kolmogorov-smirnov"
+    return {**row, "test": test, "statistic": stat, "p_value": p, "ldu_psr": psr,
+            "ldu_uni": v.ldu_gr * psr, "step": step}
+
+
+
+# --------------------------------------------------------------------------------------------
+# choosing and running the bivariate test of a pair
+# --------------------------------------------------------------------------------------------
+
+
+def _pair_test(level_a: int, level_b: int) -> str:
+    lo, hi = sorted((level_a, level_b))
+    if lo == 0:
+        return {0: "chi-squared", 1: "kruskal-wallis", 2: "kruskal-wallis", 3: "anova"}[hi]
+    if lo == 3:
+        return "pearson"
+    return "spearman"
+
+
+_COEF = {"chi-squared": "cramers_v", "kruskal-wallis": "epsilon2", "anova": "eta2",
+         "spearman": "rho", "pearson": "r"}
+
+
+def _run(test: str, a: _Var, b: _Var, sa: _Side, sb: _Side, cache: dict) -> _Test:
+    from scipy import stats
+
+    if test == "chi-squared":
+        ok = (sa.codes >= 0) & (sb.codes >= 0)
+        return _chi2(sa.codes[ok], sb.codes[ok], a.k, b.k)
+    if test in ("kruskal-wallis", "anova"):
+        nom, num, snom, snum = (a, b, sa, sb) if a.level == 0 else (b, a, sb, sa)
+        ok = (snom.codes >= 0) & ~np.isnan(snum.values)
+        y = snum.values[ok]
+        if test == "anova":
+            return _anova(snom.codes[ok], y, nom.k)
+        key = (id(snum), ok.all())
+        if ok.all() and key in cache:
+            r, ties = cache[key]
+        else:
+            r, ties = _ranks(y)
+            if ok.all():
+                cache[key] = (r, ties)
+        return _kruskal(snom.codes[ok], r, ties, nom.k)
+    ok = ~np.isnan(sa.values) & ~np.isnan(sb.values)
+    rank = test == "spearman"
+    if ok.all():  # complete: standardised (ranked) vectors are cached per variable and file
+        zs = []
+        for sd in (sa, sb):
+            key = (id(sd), "rz" if rank else "z")
+            if key not in cache:
+                cache[key] = _zscore(stats.rankdata(sd.values) if rank else sd.values)
+            zs.append(cache[key])
+        return _corr_z(zs[0], zs[1], len(ok))
+    x, y = sa.values[ok], sb.values[ok]
+    if rank:
+        x, y = stats.rankdata(x), stats.rankdata(y)
+    return _corr(x, y)
+
