@@ -300,6 +300,13 @@ COMMANDS = {"demo": cmd_demo, "risk": cmd_risk, "run": cmd_run, "measure": cmd_m
             "app": cmd_app}
 
 
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: object = None, line: str | None = None) -> None:
+    """Warnings on the command line: ``sdcsession: warning: <message>``, without the Python
+    file and source line that the default format prints."""
+    print(f"sdcsession: warning: {message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: parse ``argv``, run the command, return the exit code."""
     from .errors import (
@@ -318,7 +325,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as e:  # argparse: 2 on bad usage, 0 on --help
         return int(e.code or 0)
     try:
-        return COMMANDS[args.command](args)
+        if args.debug:
+            return COMMANDS[args.command](args)
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning  # one line per warning, no Python source line
+            return COMMANDS[args.command](args)
     except _BadInput as e:
         if args.debug:
             raise

@@ -81,3 +81,33 @@ class MissingDependencyError(SdcError, ImportError):
 
 class SdcWarning(UserWarning):
     """Warning about data or parameters that are legal but probably not what the user meant."""
+
+
+def install_hint(extra: str) -> str:
+    """The pip command that adds the optional ``extra`` to this installation.
+
+    From a checkout installed with ``pip install -e .`` the hint is ``pip install -e
+    "<checkout>[extra]"``; otherwise ``pip install "sdcsession[extra]"``.
+
+    >>> install_hint("gui").startswith("pip install")
+    True
+    """
+    import json
+    from importlib import metadata
+    from pathlib import Path
+
+    try:
+        dist = metadata.distribution("sdcsession")
+        text = dist.read_text("direct_url.json")
+        info = json.loads(text) if text else {}
+        base = Path(str(dist.locate_file("")))
+    except (metadata.PackageNotFoundError, ValueError, OSError):
+        info, base = {}, None
+    url = info.get("url", "") if isinstance(info, dict) else ""
+    if isinstance(info, dict) and info.get("dir_info", {}).get("editable") and url.startswith("file://"):
+        from urllib.parse import unquote, urlparse
+
+        return f'pip install -e "{unquote(urlparse(url).path)}[{extra}]"'
+    if not info and base is not None and (base / "pyproject.toml").is_file():
+        return f'pip install -e "{base}[{extra}]"'  # metadata of a checkout (egg-info)
+    return f'pip install "sdcsession[{extra}]"'

@@ -104,3 +104,20 @@ def test_bad_input_exit_codes(files, tmp_path):
 def test_demo_runs():
     p = run("demo", "--households", "400")
     assert "local suppression" in p.stdout and "undo" in p.stdout
+
+
+def test_cli_warnings_print_one_line_without_source(monkeypatch, capsys) -> None:
+    """A warning on the command line is one line: no Python file name or source line."""
+    import warnings as _w
+
+    from sdcsession import cli
+    from sdcsession.errors import SdcWarning
+
+    def command(args: object) -> int:
+        _w.warn("3 records could not reach k-anonymity", SdcWarning, stacklevel=2)
+        return 0
+
+    monkeypatch.setitem(cli.COMMANDS, "demo", command)
+    assert cli.main(["demo"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["sdcsession: warning: 3 records could not reach k-anonymity"]

@@ -233,3 +233,28 @@ def test_every_notebook_is_a_page_in_the_nav(site: Path) -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     overview = (DOCS / "notebooks.md").read_text(encoding="utf-8")
     assert 'pip install -e ".[notebooks]"' in readme and 'pip install -e ".[notebooks]"' in overview
+
+
+def test_session_reference_names_every_public_method(site: Path) -> None:
+    """The session's API page documents every public method, the treatment methods included."""
+    import sdcsession as sdc
+
+    text = (site / "reference" / "session" / "index.html").read_text(encoding="utf-8")
+    public = sorted(n for n in dir(sdc.SdcSession) if not n.startswith("_")
+                    and callable(getattr(sdc.SdcSession, n, None)))
+    documented = [n for n in public if f'id="sdcsession.SdcSession.{n}"' in text]
+    assert {"add_noise", "local_suppression", "pram", "undo", "export"} <= set(documented)
+    code = set(re.findall(r"<code>([A-Za-z_][\w.]*)", text))
+    missing = [n for n in public if n not in documented and n not in code
+               and f"s.{n}" not in code]
+    assert missing == []
+
+
+def test_no_internal_issue_numbers_in_user_text() -> None:
+    """Docs, docstrings, messages and notebooks never mention internal issue numbers."""
+    pattern = re.compile(r"\b[Ii]ssues?[ #]*\d+")
+    places = [*(ROOT / "docs").rglob("*.md"), *(ROOT / "sdcsession").rglob("*.py"),
+              *(ROOT / "notebooks").rglob("*.ipynb"), ROOT / "README.md"]
+    hits = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in places
+            for m in pattern.finditer(p.read_text(encoding="utf-8"))]
+    assert hits == []

@@ -14,8 +14,9 @@ extension              format      extra        notes
 .xpt                   xport       pyreadstat*  read (* as above); write (no value labels)
 =====================  ==========  ===========  =================================================
 
-The optional readers live in the ``io`` extra: ``pip install sdcsession[io]``. When it is missing a
-`MissingDependencyError` says so. Every other problem with a file (missing file, unknown
+The optional readers live in the ``io`` extra: ``pip install "sdcsession[io]"`` (from a
+checkout: ``pip install -e ".[io]"``). When it is missing a `MissingDependencyError` says so,
+with the command for this installation. Every other problem with a file (missing file, unknown
 extension, wrong delimiter, unknown columns, unreadable or unwritable file, an attempt to overwrite
 a protected input) raises a `DataFileError` naming the file and what to do.
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataFileError, MissingDependencyError
+from ..errors import DataFileError, MissingDependencyError, install_hint
 
 __all__ = ["FORMATS", "format_of", "sniff_delimiter"]
 
@@ -47,7 +47,7 @@ FORMATS: dict[str, tuple[bool, bool]] = {
     "xport": (True, True),
 }
 _DELIMITERS = (",", ";", "\t", "|")
-_INSTALL = "pip install sdcsession[io]"
+
 
 
 def format_of(path: str | os.PathLike[str], format: str | None = None) -> str:
@@ -83,7 +83,7 @@ def _pyreadstat() -> Any:
     except ImportError:
         raise MissingDependencyError(
             f"reading and writing Stata/SPSS/SAS files needs the optional package 'pyreadstat': "
-            f"{_INSTALL}"
+            f"{install_hint('io')}"
         ) from None
     return pyreadstat
 
@@ -93,7 +93,7 @@ def _require_pyarrow() -> None:
         import pyarrow  # noqa: F401
     except ImportError:
         raise MissingDependencyError(
-            f"reading and writing Parquet files needs the optional package 'pyarrow': {_INSTALL}"
+            f"reading and writing Parquet files needs the optional package 'pyarrow': {install_hint('io')}"
         ) from None
 
 

@@ -71,7 +71,7 @@ def _plot_lattice(self: SessionPlots, **kw: Any) -> Any:
     return lattice_plot(self._s, **kw)
 
 
-# ------------------------------------------------------------------- scenario sweeps (issue 22)
+# ------------------------------------------------------------------- scenario sweeps
 from ..session.sweeps.grid import Sweep  # noqa: E402
 from .plots.sweep import sweep_map  # noqa: E402
 
@@ -99,10 +99,10 @@ def _session_workbench(self: SdcSession, *, background: bool | None = None) -> A
     try:
         import ipywidgets  # noqa: F401
     except ImportError as e:
-        from ..errors import MissingDependencyError
+        from ..errors import MissingDependencyError, install_hint
 
         raise MissingDependencyError(
-            "workbench: needs ipywidgets; install it with pip install 'sdcsession[gui]'") from e
+            "workbench: needs ipywidgets; install it with " + install_hint("gui")) from e
     from .workbench.widget import workbench
 
     return workbench(self, background=background)

@@ -1,5 +1,5 @@
 """Privacy models (k-anonymity, l-diversity, t-closeness, δ-disclosure, β-likeness, k-map,
-δ-presence, average risk) and the optimal generalisation-lattice search (issue 19).
+δ-presence, average risk) and the optimal generalisation-lattice search.
 
 - models: `KAnonymity`, `DistinctLDiversity`, `EntropyLDiversity`, `RecursiveCLDiversity`,
   `TCloseness`, `DeltaDisclosure`, `BetaLikeness`, `KMap`, `DeltaPresence`, `AverageRisk`;

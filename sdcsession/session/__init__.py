@@ -19,6 +19,6 @@ __all__ = ["SdcSession", "HistoryView", "Roles", "State", "Step", "Tree", "step_
            "RiskSummary", "UtilitySummary", "to_recipe", "parse_recipe", "load_recipe",
            "save_recipe", "register_session_accessor", "register_method"]
 
-from .sweeps.grid import Sweep  # noqa: E402  (scenario sweeps, issue 22)
+from .sweeps.grid import Sweep  # noqa: E402  (scenario sweeps)
 
 __all__ += ["Sweep"]

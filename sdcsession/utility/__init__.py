@@ -47,7 +47,7 @@ for _mod in ("benchmark", "gdu", "regression"):
             __all__.append(_n)
 del _mod
 
-# frequency-table information loss of record swapping (issue 18)
+# frequency-table information loss of record swapping
 
 __all__ += ["info_loss", "InfoLoss", "TableLoss"]
 

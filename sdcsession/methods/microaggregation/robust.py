@@ -18,9 +18,11 @@ and standard deviation 1 (z):
 
 Outlying records are thus grouped first, with their nearest neighbours, before the dense centre
 of the data is reached (MDAV instead alternates the two extremes of the distance from the
-centroid). The nearest-neighbour queries use a k-d tree over the records not yet grouped
-(`sdcsession.methods.microaggregation._nearest_index`), so a step costs far less than a scan of all records; the
-result is exact (ties at equal distance: the first record in the original order).
+centroid). The nearest-neighbour queries are exact k-d tree queries over the records not yet
+grouped (ties at equal distance: the first record in the original order): on large files a
+compiled tree whose node boxes shrink as records are grouped
+(`sdcsession.methods.microaggregation._rmd_jit`, O(n log n) in all), on small ones scipy's tree
+(`sdcsession.methods.microaggregation._nearest_index`); the labels are the same.
 
 References: Templ, M. & Meindl, B. (2008) Robust statistics meets SDC: new disclosure risk
 measures for continuous microdata masking, Privacy in Statistical Databases, LNCS 5262, 113–126.
@@ -48,6 +50,10 @@ __all__ = ["rmd_groups", "robust_distances", "refine_by_swaps"]
 
 #: neighbours of each record tried as exchange partners, and the most rounds, of the refinement
 SWAP_NEIGHBOURS, SWAP_ROUNDS = 4, 50
+
+#: from this many records the groups are formed on the compiled tree with removal (`_rmd_jit`,
+#: O(n log n)); below, numba's compilation would cost more than it saves (same labels either way)
+COMPILED_FROM = 20_000
 
 
 def robust_distances(z: np.ndarray) -> np.ndarray:
@@ -94,15 +100,20 @@ def rmd_groups(z: np.ndarray, k: int, d2: np.ndarray | None = None) -> np.ndarra
         return labels
     if d2 is None:
         d2 = robust_distances(z)
-    index = NearestIndex(z)
-    queue = np.argsort(-np.asarray(d2), kind="stable")  # records, most outlying first
-    ptr = 0
-    for g in range(g_count - 1):  # one iteration per group, vectorised inside
-        while not index.alive[queue[ptr]]:
-            ptr += 1
-        sel = index.nearest(index.x[int(queue[ptr])], k)
-        labels[sel] = g
-        index.remove(sel)
+    if n >= COMPILED_FROM:
+        from ._rmd_jit import rmd_groups_jit
+
+        labels = rmd_groups_jit(z, k, d2)
+    else:
+        index = NearestIndex(z)
+        queue = np.argsort(-np.asarray(d2), kind="stable")  # records, most outlying first
+        ptr = 0
+        for g in range(g_count - 1):  # one iteration per group, vectorised inside
+            while not index.alive[queue[ptr]]:
+                ptr += 1
+            sel = index.nearest(index.x[int(queue[ptr])], k)
+            labels[sel] = g
+            index.remove(sel)
     return refine_by_swaps(z, labels)
 
 

@@ -8,5 +8,13 @@
 ipywidgets is imported by the panels, never by ``import sdcsession``.
 """
 
+__all__ = ["Workbench", "workbench"]
 
-__all__ = []
+
+def __getattr__(name: str) -> object:
+    """`Workbench` and `workbench` from `widget` (imported on first use: it needs ipywidgets)."""
+    if name in __all__:
+        from . import widget
+
+        return getattr(widget, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,7 +29,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ...errors import MissingDependencyError, ParameterError
+from ...errors import MissingDependencyError, ParameterError, install_hint
 
 __all__ = ["app_notebook", "write_app_notebook", "voila_command", "free_port", "run_app"]
 
@@ -104,7 +104,7 @@ def voila_command(notebook: str | Path, *, port: int, open_browser: bool = True)
 
     if importlib.util.find_spec("voila") is None or importlib.util.find_spec("ipywidgets") is None:
         raise MissingDependencyError(
-            "app: needs voila and ipywidgets; install them with pip install 'sdcsession[gui]'")
+            "app: needs voila and ipywidgets; install them with " + install_hint("gui"))
     cmd = [sys.executable, "-m", "voila", str(notebook), f"--port={int(port)}",
            "--Voila.ip=127.0.0.1", "--show_tracebacks=False", "--strip_sources=True"]
     if not open_browser:

@@ -4,5 +4,15 @@
 - `views`: risk and utility of a Dask session, with the names of the in-memory views.
 """
 
+__all__ = ["validate_roles", "run_step", "release_check", "export", "n_records"]
 
-__all__ = []
+
+def __getattr__(name: str) -> object:
+    """Names of `steps` (this package replaces the old module of that content; imported on
+    first use, since it works with Dask)."""
+    if not name.startswith("__"):
+        from . import steps
+
+        if hasattr(steps, name):
+            return getattr(steps, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -201,7 +201,7 @@ class RiskSummary:
         w = max(len(r[0]) for r in rows)
         return "Disclosure risk\n" + "\n".join(f"  {a:<{w}}  {b}" for a, b in rows)
 
-    # ------------------------------------------------------- model-based risk (issue 17)
+    # ------------------------------------------------------- model-based risk
     def model(self, formula: str | None = None, *, method: str = "default",
               bound: float | None = None) -> Any:
         """Log-linear model risk of the current data (`sdcsession.risk.population.loglinear_model`): sdcMicro's
@@ -222,7 +222,7 @@ class RiskSummary:
         return self._state.measure("population_uniques", method=method)
 
 
-    # ------------------------------------------------- risk models (issue 17, items 4-7)
+    # ------------------------------------------------- risk models
     def risky_cells(self, threshold: Any = 3, max_dim: int | None = None,
                     combinations: Any = None, levels: Any = None,
                     by_table: bool = False) -> pd.DataFrame:

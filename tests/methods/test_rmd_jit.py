@@ -1,0 +1,54 @@
+"""The compiled RMD grouping gives exactly the labels of the scipy-tree grouping (ties included)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sdcsession.methods.microaggregation import robust
+from sdcsession.methods.microaggregation._nearest_index import NearestIndex
+from sdcsession.methods.microaggregation._rmd_jit import rmd_groups_jit
+
+
+def _reference(z: np.ndarray, k: int, d2: np.ndarray) -> np.ndarray:
+    n = len(z)
+    g_count = max(n // k, 1)
+    labels = np.full(n, g_count - 1, dtype=np.int64)
+    if g_count == 1:
+        return labels
+    index = NearestIndex(z)
+    queue = np.argsort(-d2, kind="stable")
+    ptr = 0
+    for g in range(g_count - 1):
+        while not index.alive[queue[ptr]]:
+            ptr += 1
+        sel = index.nearest(index.x[int(queue[ptr])], k)
+        labels[sel] = g
+        index.remove(sel)
+    return labels
+
+
+@pytest.mark.parametrize("kind", ["normal", "lognormal", "grid", "duplicates"])
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_compiled_equals_reference(kind: str, k: int) -> None:
+    rng = np.random.default_rng(7)
+    n, p = 3001, 3
+    if kind == "normal":
+        z = rng.normal(size=(n, p))
+    elif kind == "lognormal":
+        z = rng.lognormal(size=(n, p))
+    elif kind == "grid":
+        z = rng.integers(0, 6, size=(n, p)).astype(float)
+    else:
+        z = np.repeat(rng.normal(size=(n // 7 + 1, p)), 7, axis=0)[:n]
+    d2 = np.round((z ** 2).sum(axis=1), 1)  # many ties in the order too
+    assert np.array_equal(rmd_groups_jit(z, k, d2), _reference(z, k, d2))
+
+
+def test_rmd_groups_uses_the_compiled_path_on_large_files(monkeypatch) -> None:
+    z = np.random.default_rng(3).normal(size=(500, 2))
+    d2 = robust.robust_distances(z)
+    monkeypatch.setattr(robust, "COMPILED_FROM", 0)
+    fast = robust.rmd_groups(z, 3, d2)
+    monkeypatch.setattr(robust, "COMPILED_FROM", 10**9)
+    assert np.array_equal(fast, robust.rmd_groups(z, 3, d2))
