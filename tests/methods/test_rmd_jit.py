@@ -52,3 +52,49 @@ def test_rmd_groups_uses_the_compiled_path_on_large_files(monkeypatch) -> None:
     fast = robust.rmd_groups(z, 3, d2)
     monkeypatch.setattr(robust, "COMPILED_FROM", 10**9)
     assert np.array_equal(fast, robust.rmd_groups(z, 3, d2))
+
+
+def _refine_reference(z: np.ndarray, labels: np.ndarray, neighbours: int = 4,
+                      rounds: int = 50) -> np.ndarray:
+    """The refinement with every gain recomputed from scratch each round (its definition)."""
+    from scipy.spatial import cKDTree
+
+    z = z - z.mean(axis=0)
+    lab = labels.astype(np.int64).copy()
+    n, p = z.shape
+    m = min(neighbours, n - 1)
+    _, nb = cKDTree(z).query(z, k=m + 1)
+    i = np.repeat(np.arange(n), m)
+    j = nb[:, 1:].ravel()
+    d = z[j] - z[i]
+    dd = (d * d).sum(axis=1)
+    keep = dd > 0
+    i, j, d, dd = i[keep], j[keep], d[keep], dd[keep]
+    g_count = int(lab.max()) + 1
+    cnt = np.bincount(lab, minlength=g_count).astype(np.float64)
+    tol = 1e-12 * max(1.0, float((z * z).sum()))
+    for _ in range(rounds):
+        a, b = lab[i], lab[j]
+        s = np.column_stack([np.bincount(lab, weights=z[:, c], minlength=g_count)
+                             for c in range(p)])
+        gain = ((2 * (s[a] * d).sum(axis=1) + dd) / cnt[a]
+                + (dd - 2 * (s[b] * d).sum(axis=1)) / cnt[b])
+        ok = np.flatnonzero((a != b) & (gain > tol))
+        if len(ok) == 0:
+            break
+        ok = ok[np.argsort(-gain[ok], kind="stable")]
+        rank = np.arange(len(ok))
+        first = np.full(g_count, len(ok))
+        np.minimum.at(first, a[ok], rank)
+        np.minimum.at(first, b[ok], rank)
+        take = ok[(first[a[ok]] == rank) & (first[b[ok]] == rank)]
+        lab[i[take]], lab[j[take]] = b[take], a[take]
+    return lab
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_incremental_refinement_equals_its_definition(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    z = rng.lognormal(size=(2500, 3)) if seed % 2 else rng.integers(0, 4, (2500, 2)).astype(float)
+    start = np.random.default_rng(seed + 10).permutation(np.arange(2500) // 3 % 833)
+    assert np.array_equal(robust.refine_by_swaps(z, start), _refine_reference(z, start))
