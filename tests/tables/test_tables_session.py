@@ -136,3 +136,16 @@ def test_removed_key_column_is_named(survey) -> None:
     s.remove("record_key")
     with pytest.raises(RoleError, match="removed"):
         s.tabulate("region")
+
+
+def test_the_report_lists_the_tables_without_original_values(survey) -> None:
+    s = _session(survey)
+    assert "id='tables'" not in sdc.report(s).html           # no tables: no section
+    s.add_record_keys()
+    t = s.tabulate("region", "sex", threshold=10)
+    s.tabulate("region", value="income", rules={"p": 10})
+    html = sdc.report(s).html
+    assert "id='tables'" in html and "D3 V1 js0" in html and "noise D2 V1 step1" in html
+    section = html[html.find("id='tables'"):html.find("id='utility'")]
+    assert "2 table(s)" in section
+    assert str(int(t["original"].iloc[-1])) not in section.replace(",", "")  # grand total hidden
