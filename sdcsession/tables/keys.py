@@ -115,7 +115,7 @@ def cell_keys(cells: np.ndarray, keys: np.ndarray, modulus: int, n_cells: int) -
 class RecordKeys(Treatment):
     """Attach record keys to every record as a new column with the role *identifiers*.
 
-    Parameters: ``column`` the new column's name (default ``"record_key"``), ``kind``
+    Parameters: ``name`` the new key column's name (default ``"record_key"``), ``kind``
     (``"integer"`` or ``"uniform"``), ``modulus`` (integer keys: the key range, keys
     ``0..modulus−1``; default 256 as the ONS and τ-ARGUS), ``digits`` (uniform keys: decimals,
     default 8 as ``cellKey``). The keys are drawn from the step's seeded generator, so a recipe
@@ -136,14 +136,14 @@ class RecordKeys(Treatment):
     type: ClassVar[str] = "record_keys"
     random: ClassVar[bool] = True
 
-    column: str = "record_key"
+    name: str = "record_key"
     kind: str = "integer"
     modulus: int = 256
     digits: int = 8
 
     def __attrs_post_init__(self) -> None:
-        if not isinstance(self.column, str) or not self.column.strip():
-            raise ParameterError(f"column: expected a column name, got {self.column!r:.60}")
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ParameterError(f"name: expected the new key column's name, got {self.name!r:.60}")
         check_choice("kind", self.kind, KEY_KINDS)
         check_int("modulus", self.modulus, 2, 2**31)
         check_int("digits", self.digits, 1, 12)
@@ -154,15 +154,15 @@ class RecordKeys(Treatment):
         return self.modulus if self.kind == "integer" else 10**self.digits
 
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
-        if self.column in data.columns:
-            raise TreatmentError(f"record_keys: the data already have a column {self.column!r}; "
-                                 "give another column= name")
+        if self.name in data.columns:
+            raise TreatmentError(f"record_keys: the data already have a column {self.name!r}; "
+                                 "give another name=")
 
     def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
         keys = draw_record_keys(len(data), rng, kind=self.kind, modulus=self.modulus,
                                 digits=self.digits)
         out = data.copy(deep=False)
-        out[self.column] = keys
-        new_roles = attrs.evolve(roles, identifiers=(*roles.identifiers, self.column))
-        return Result(out, new_roles, {"column": self.column, "kind": self.kind,
+        out[self.name] = keys
+        new_roles = attrs.evolve(roles, identifiers=(*roles.identifiers, self.name))
+        return Result(out, new_roles, {"column": self.name, "kind": self.kind,
                                        "modulus": self.range, "records": len(data)})

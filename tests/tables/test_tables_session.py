@@ -33,16 +33,16 @@ def test_record_keys_are_an_identifier_step(survey) -> None:
     assert "record_key" not in s.data_for_release().columns
     assert s.record_keys() == {"column": "record_key", "kind": "integer", "modulus": 256,
                                "digits": 8}
-    with pytest.raises(sdc.SdcError):
+    with pytest.raises(TreatmentError, match="already"):
         s.add_record_keys()                         # the column exists already
     with pytest.raises(TreatmentError, match="already"):
-        _session(survey.assign(k=1)).add_record_keys(column="k")
+        _session(survey.assign(k=1)).add_record_keys(name="k")
     with pytest.raises(sdc.SdcError):
         s.recode("record_key", {1: 2})              # identifiers are never treated
 
 
 def test_uniform_keys_as_cellkey(survey) -> None:
-    s = _session(survey).add_record_keys(kind="uniform", digits=6, column="rkey")
+    s = _session(survey).add_record_keys(kind="uniform", digits=6, name="rkey")
     k = s.data["rkey"]
     assert k.dtype.kind == "f" and 0 <= k.min() and k.max() < 1
     assert np.allclose(k * 1e6, np.round(k * 1e6))

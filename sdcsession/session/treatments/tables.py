@@ -24,12 +24,12 @@ class TablesMethods(TablesView):
         raise NotImplementedError
 
     def add_record_keys(self, *, kind: str = "integer", modulus: int = 256, digits: int = 8,
-                        column: str = "record_key") -> Any:
+                        name: str = "record_key") -> Any:
         """Attach cell-key-method record keys as a seeded step (see
         `sdcsession.tables.keys.RecordKeys`): integer keys ``0..modulus−1`` (ONS, τ-ARGUS)
         or uniform keys in [0, 1) with ``digits`` decimals (``cellKey``). The key column gets
-        the role *identifiers*: it is never released."""
+        the role *identifiers*: it is never released; ``name`` is its name."""
         import sdcsession.tables  # noqa: F401  (registers the treatment)
 
-        return self.apply(_build("record_keys", column=column, kind=kind, modulus=modulus,
+        return self.apply(_build("record_keys", name=name, kind=kind, modulus=modulus,
                                  digits=digits))

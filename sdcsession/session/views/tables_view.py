@@ -33,10 +33,10 @@ class TablesView:
         for step in reversed(head.path()):
             t = step.treatment
             if t is not None and getattr(t, "type", "") == "record_keys":
-                if t.column not in head.state.data.columns:
-                    raise RoleError(f"record keys: the key column {t.column!r} was removed; "
+                if t.name not in head.state.data.columns:
+                    raise RoleError(f"record keys: the key column {t.name!r} was removed; "
                                     "add record keys again (add_record_keys)")
-                return {"column": t.column, "kind": t.kind, "modulus": t.range,
+                return {"column": t.name, "kind": t.kind, "modulus": t.range,
                         "digits": t.digits}
         raise RoleError("record keys: this session has none; call add_record_keys() first "
                         "(a seeded step: the same keys for every table and branch)")
