@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sdcsession.errors import MeasureError, ParameterError
 from sdcsession.tables import PTable, build_ptable, handoff, published, tabulate
@@ -189,3 +191,24 @@ def test_bad_input_is_a_parameter_error(kw, match) -> None:
     rows = args.pop("rows")
     with pytest.raises((ParameterError, MeasureError), match=match):
         tabulate(df, rows, **args)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3), st.integers(0, 255)),
+                min_size=1, max_size=60))
+def test_margins_are_the_lower_tables_and_cells_margins_add_up(records) -> None:
+    df = pd.DataFrame(records, columns=["a", "b", "k"])
+    keys = df["k"].to_numpy()
+    pt = build_ptable(D=3, V=1, js=2)
+    two = tabulate(df, "a", "b", keys=keys, modulus=256, ptable=pt)
+    one = tabulate(df, "a", keys=keys, modulus=256, ptable=pt, margins="none")
+    marg = two[(two.b == "Total") & (two.margin == 1)]
+    assert marg.perturbed.tolist() == one.perturbed.tolist()
+    assert marg.cell_key.tolist() == one.cell_key.tolist()
+    assert int(two[two.margin == 2].records.iloc[0]) == len(df)
+    assert int(two[two.margin == 2].cell_key.iloc[0]) == int(keys.sum() % 256)
+    assert (two.perturbed.astype(int) >= 0).all()
+    assert not ((two.perturbed.astype(int) >= 1) & (two.perturbed.astype(int) <= 2)).any()
+    added = tabulate(df, "a", "b", keys=keys, modulus=256, ptable=pt, margins="cells")
+    inner = added[added.margin == 0]
+    assert int(added[added.margin == 2].perturbed.iloc[0]) == int(inner.perturbed.sum())
