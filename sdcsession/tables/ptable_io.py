@@ -57,6 +57,10 @@ def _frame(source: Any) -> tuple[pd.DataFrame, str]:
     raise ParameterError(f"ptable: expected a path or a DataFrame, got {type(source).__name__}")
 
 
+def _label(layout: str, where: str) -> str:
+    return f"{layout} layout" if where == "a DataFrame" else f"{layout} {where}"
+
+
 def _whole(df: pd.DataFrame, col: str, where: str) -> np.ndarray:
     s = df[col]
     if s.isna().any():
@@ -92,7 +96,7 @@ def _read_ons(df: pd.DataFrame, where: str, cycle: int | None) -> PTable:
         rows.append((g[last].tolist(), ub))
     if cycle is None:
         cycle = ONS_CYCLE if m >= ONS_CYCLE * 2 else 1
-    return PTable(rows=rows, cycle=cycle, js=None, label=f"ONS {where}")
+    return PTable(rows=rows, cycle=cycle, js=None, label=_label("ONS", where))
 
 
 def _read_cellkey(df: pd.DataFrame, where: str) -> PTable:
@@ -124,7 +128,7 @@ def _read_cellkey(df: pd.DataFrame, where: str) -> PTable:
         ub = np.cumsum(p[keep])
         ub[-1] = 1.0
         rows.append((v[keep].tolist(), ub.tolist()))
-    return PTable(rows=rows, cycle=1, js=None, label=f"cellKey {where}")
+    return PTable(rows=rows, cycle=1, js=None, label=_label("cellKey", where))
 
 
 def read_ptable(source: Any, layout: str = "auto", *, cycle: int | None = None) -> PTable:

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sdcsession.tables import read_ptable, tabulate
+from sdcsession.errors import ParameterError
+from sdcsession.tables import check_ptable, read_ptable, tabulate
 
 
 def _ons_ptable_path():
@@ -39,6 +40,14 @@ def _ptable_10_5() -> pd.DataFrame:
     pcv = np.repeat(np.arange(1, 751), 256)
     return pd.DataFrame({"pcv": pcv, "ckey": np.tile(np.arange(256), 750),
                          "pvalue": [_rule_10_5(int(p)) for p in pcv]})
+
+
+def test_the_10_5_table_blocks_counts_1_to_9() -> None:
+    pt = read_ptable(_ptable_10_5())
+    assert pt.label == "ONS layout" and pt.cycle == 250
+    assert check_ptable(pt, js=9) is pt
+    with pytest.raises(ParameterError, match=r"\[10\]"):
+        check_ptable(pt, js=10)                  # 11 -> 10, 12 -> 10: counts of 10 occur
 
 
 def test_hand_computed_10_5_rule() -> None:

@@ -131,6 +131,17 @@ def test_ptable_from_a_file_and_bad_ptables(survey, tmp_path) -> None:
         s.tabulate("region", weighted="yes")
 
 
+def test_missing_or_foreign_keys_are_role_errors() -> None:
+    from sdcsession.tables import key_numerators
+
+    with pytest.raises(RoleError, match="1 record"):
+        key_numerators(pd.Series([1.0, None, 3.0]), "integer", 256)
+    with pytest.raises(RoleError, match="key range"):
+        key_numerators(pd.Series([1, 300]), "integer", 256)
+    with pytest.raises(RoleError, match="key range"):
+        key_numerators(pd.Series([0.5, 1.5]), "uniform", 10**8, 8)
+
+
 def test_removed_key_column_is_named(survey) -> None:
     s = _session(survey).add_record_keys()
     s.remove("record_key")
