@@ -15,7 +15,8 @@ Algorithm (frequency tables)
    not consistent with a table that has this margin as an inner cell).
 4. Weighted counts (``weights``): the perturbed count times the cell's average weight,
    ``(n + v) · W / n`` with ``W`` the weighted count (``cellKey``); the threshold applies to
-   the perturbed number of records.
+   the perturbed number of records. With ``margins="cells"`` weighted margins are the sums of
+   the perturbed weighted cells.
 5. ``threshold``: perturbed counts below it are published as missing (``below_threshold``), as
    the ONS package does.
 
@@ -176,7 +177,10 @@ def tabulate(data: pd.DataFrame, rows: Any, columns: Any = None, *, by: Any = No
         else:
             avg = np.divide(orig, n, out=np.zeros(len(n)), where=n > 0)
             out["records_perturbed"] = pc
-            pert = pd.array(pc * avg, dtype="Float64")
+            pw = pc * avg
+            if margins == "cells" and method == "ckm":  # margins: sums of the weighted cells
+                pw = _cells_margins(cells, pw)
+            pert = pd.array(pw, dtype="Float64")
         below = (pc < threshold) if threshold is not None else None
     else:
         top_k = check_int("top_k", top_k, 1, 6)

@@ -79,6 +79,10 @@ def test_weighted_counts_scale_the_perturbed_count_by_the_average_weight() -> No
     r = t[(t.a == "y") & (t.b == "p")].iloc[0]
     assert r.original == 8.0 and r.records_perturbed == 1
     assert float(r.perturbed) == pytest.approx((2 - 1) * 8.0 / 2)
+    c = tabulate(df, "a", "b", keys=keys, modulus=8, ptable=PT, weights="w", margins="cells")
+    inner = c[c.margin == 0]
+    assert float(c[c.margin == 2].perturbed.iloc[0]) == pytest.approx(
+        float(inner.perturbed.sum()))
 
 
 def test_the_same_cell_gets_the_same_value_in_every_table() -> None:
