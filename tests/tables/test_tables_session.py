@@ -160,3 +160,16 @@ def test_the_report_lists_the_tables_without_original_values(survey) -> None:
     section = html[html.find("id='tables'"):html.find("id='utility'")]
     assert "2 table(s)" in section
     assert str(int(t["original"].iloc[-1])) not in section.replace(",", "")  # grand total hidden
+
+
+def test_dask_sessions_refuse_tables_by_name(survey) -> None:
+    dd = pytest.importorskip("dask.dataframe")
+    # Dask sessions need their steps module (importable once the old-path alias
+    # ``session.distributed`` no longer shadows the package)
+    pytest.importorskip("sdcsession.session.distributed.steps")
+    s = sdc.SdcSession(dd.from_pandas(survey, npartitions=2), keys=["region", "sex"], seed=1)
+    with pytest.raises(TreatmentError):
+        s.add_record_keys()
+    assert len(s.history) == 1
+    with pytest.raises(TreatmentError, match="in-memory"):
+        s.tabulate("region")
