@@ -18,8 +18,8 @@ Secondary suppression is left to τ-ARGUS (through ``pytauargus``) or ``sdcTable
 gives the table in their input shape: one row per cell with the variables (margins labelled
 with the total code), the frequency, the value, and the primary flag. For ``sdcTable``, pass
 it as ``makeProblem(data, dimList, freqVarInd, numVarInd)`` and mark the flagged cells with
-``change_cellStatus(..., status = "u")``; for τ-ARGUS write it as a ``.tab`` file with
-``status`` ``"u"`` (unsafe) or ``"s"`` (safe).
+``change_cellStatus(..., rule = "u")``; for τ-ARGUS write the cells as tabular input (``.tab``
+with its ``.rda``) and the flagged ones as an apriori file (``.hst``: codes and ``u``).
 
 Missing values: contributions must not be missing (`MeasureError`).
 
