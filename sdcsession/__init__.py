@@ -56,6 +56,7 @@ __all__ = [
     "utility",
     "__version__",
     "privacy",
+    "tables",
     "Hierarchy",
 
     "Sweep",
@@ -151,7 +152,7 @@ _MOVED = {
 
 #: subpackages and names imported on first use (PEP 562), so that ``import sdcsession`` stays light
 _LAZY = {"datasets": None, "io": None, "methods": None, "privacy": None, "risk": None,
-         "utility": None, "read_data": "io", "write_data": "io",
+         "utility": None, "tables": None, "read_data": "io", "write_data": "io",
          "Treatment": "methods.base", "Hierarchy": "utility.hierarchy"}
 
 

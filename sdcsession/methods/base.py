@@ -65,6 +65,7 @@ TREATMENT_MODULES = [
     "sdcsession.methods.basic", "sdcsession.methods.recoding", "sdcsession.methods.suppression",
     "sdcsession.methods.microaggregation", "sdcsession.methods.noise",
     "sdcsession.methods.swapping", "sdcsession.methods.pram", "sdcsession.privacy.treatment",
+    "sdcsession.tables.keys",
 ]
 
 

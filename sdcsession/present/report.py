@@ -48,6 +48,7 @@ from .report_sections import (
     _table,
     _utility_section,
 )
+from .report_tables import tables_section
 
 __all__ = ["report", "Report", "REPORT_CSS"]
 
@@ -280,6 +281,7 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
         out.append(_steps_section(s))
     out.append(_risk_section(ss))
     out.append(_release_section(ss))
+    out.append(tables_section(ss))
     out.append(_utility_section(ss, cmp))
     # comparison
     out.append("<h2 id='compare'>Comparison of the scenarios</h2>")

@@ -8,7 +8,8 @@ of ``sdcsession.methods``.
 - `noise`: ``add_noise``;
 - `microaggregation`: ``microaggregation``, ``microaggregation_gower``;
 - `swapping`: ``rank_swap``, ``shuffle``, ``record_swap``;
-- `privacy`: ``generalize`` and the ``generalization`` it chose.
+- `privacy`: ``generalize`` and the ``generalization`` it chose;
+- `tables`: ``add_record_keys`` (a step) and the ``tabulate`` view with its log ``tabulations``.
 
 `TreatmentMethods` combines them; `SdcSession` inherits it. Each method only builds its frozen
 treatment (`_build`) and applies it as a step.
@@ -21,11 +22,14 @@ from .privacy import PrivacyMethods
 from .recoding import RecodingMethods
 from .suppression import SuppressionMethods
 from .swapping import SwappingMethods
+from .tables import TablesMethods
 
 __all__ = ["TreatmentMethods", "RecodingMethods", "SuppressionMethods", "PramMethods",
-           "NoiseMethods", "MicroaggregationMethods", "SwappingMethods", "PrivacyMethods"]
+           "NoiseMethods", "MicroaggregationMethods", "SwappingMethods", "PrivacyMethods",
+           "TablesMethods"]
 
 
 class TreatmentMethods(RecodingMethods, SuppressionMethods, PramMethods, NoiseMethods,
-                       MicroaggregationMethods, SwappingMethods, PrivacyMethods):
+                       MicroaggregationMethods, SwappingMethods, PrivacyMethods,
+                       TablesMethods):
     """Every treatment method of a session, one mixin per family (see the modules above)."""

@@ -3,7 +3,8 @@
 - `risk_view`: `RiskSummary` (``s.risk``);
 - `utility_view`: `UtilitySummary` (``s.utility``);
 - `scenario_measures`: the measures of a scenario comparison and the frontier;
-- `_numeric_columns`: which numeric variables the numeric measures use.
+- `_numeric_columns`: which numeric variables the numeric measures use;
+- `tables_view`: `TablesView` (``s.tabulate``, ``s.record_keys()``, ``s.tabulations``).
 """
 
 from .risk_view import RiskSummary  # noqa: F401
