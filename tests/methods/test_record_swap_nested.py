@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 
+import sdcsession as sdc
+from sdcsession.errors import SdcWarning
 from sdcsession.methods.record_swapping import _record_swap
 
 GEO = ["region", "district", "municipality"]
@@ -85,3 +88,78 @@ def test_globally_unique_codes_give_the_pinned_results(cfg, expected):
     df = census(cfg.pop("n_h"), seed=cfg["seed"])
     seed = cfg.pop("seed")
     assert digest(*run(df, seed, **cfg)) == expected
+
+
+def _unique_labels(df: pd.DataFrame) -> pd.DataFrame:
+    """The nested geography relabelled with globally unique codes (the path as one label)."""
+    out = df.copy()
+    out["district"] = out["region"].astype(str) + "/" + out["district"]
+    out["municipality"] = out["district"] + "/" + out["municipality"].astype(str)
+    return out
+
+
+@pytest.mark.parametrize(("cfg", "_"), CONFIGS)
+def test_codes_unique_within_their_parent_swap_as_their_paths(cfg, _):
+    cfg = dict(cfg)
+    n_h, seed = cfg.pop("n_h"), cfg.pop("seed")
+    nested = census(n_h, seed=seed, nested=True)
+    assert nested.groupby("district")["region"].nunique().max() == 3  # D0 lies in every region
+    out_n, notes_n, pairs_n = run(nested, seed, **cfg)
+    out_u, notes_u, pairs_u = run(_unique_labels(nested), seed, **cfg)
+    # the same swaps, record by record
+    np.testing.assert_array_equal(pairs_n, pairs_u)
+    pd.testing.assert_frame_equal(_unique_labels(out_n)[GEO], out_u[GEO])
+    rest = [c for c in nested.columns if c not in (*GEO, *cfg.get("carry_along", ()))]
+    pd.testing.assert_frame_equal(out_n[rest], nested[rest])
+    # notes count households, not labels; "changed" counts values that changed in the column
+    # (a move from R0/D1 to R1/D1 changes region, not district)
+    same = ("changed",)
+    assert {k: v for k, v in notes_n.items() if k not in same} == \
+        {k: v for k, v in notes_u.items() if k not in same}
+    for c in GEO:
+        assert notes_n["changed"][c] == int((out_n[c].astype(str)
+                                             != nested[c].astype(str)).sum())
+    assert notes_n["changed"]["region"] == notes_u["changed"]["region"]
+    assert notes_n["changed"]["district"] <= notes_u["changed"]["district"]
+
+
+def test_k_anonymity_counts_per_path_of_levels():
+    """A household is at risk at level l when a member's combination is rare within the path
+    (region, ..., level l), not within all areas sharing the level's code."""
+    nested = census(600, seed=21, nested=True)
+    k, risk_vars = 3, ["sex", "age5"]
+    _, notes, _ = run(nested, 1, swaprate=0.05, k_anonymity=k, risk_variables=tuple(risk_vars),
+                      similar=("hsize",))
+    level = pd.Series(-1, index=np.unique(nested["hid"]))
+    for lev in range(len(GEO) - 1, -1, -1):
+        cnt = nested.groupby([*GEO[:lev + 1], *risk_vars], observed=True)["hid"].transform("size")
+        level[nested.loc[cnt < k, "hid"].unique()] = lev
+    assert notes["selected_at_risk_by_level"] == {GEO[lev]: int((level == lev).sum())
+                                                  for lev in range(3)}
+    # counted by code only, district level would see fewer households at risk
+    by_code = nested.groupby(["district", *risk_vars], observed=True)["hid"].transform("size")
+    by_path = nested.groupby(GEO[:2] + risk_vars, observed=True)["hid"].transform("size")
+    assert (by_code >= by_path).all() and (by_code > by_path).any()
+
+
+def test_session_accepts_nested_codes_and_replays():
+    nested = census(500, seed=22, nested=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = sdc.SdcSession(nested, keys=["region", "sex", "age5"], household="hid", seed=4)
+    s.record_swap(hierarchy=GEO, similar="hsize", swaprate=0.1, risk_variables=["sex", "age5"])
+    assert s.head.notes["swapped_households"] >= 0.1 * nested["hid"].nunique()
+    replay = sdc.SdcSession.from_recipe(nested, json.loads(json.dumps(s.to_recipe())))
+    pd.testing.assert_frame_equal(replay.data, s.data)
+    # every household keeps one geography; the path of each swapped household is a real path
+    paths = set(map(tuple, nested[GEO].astype(str).to_numpy()))
+    assert set(map(tuple, s.data[GEO].astype(str).to_numpy())) <= paths
+
+
+def test_levels_that_do_not_subdivide_their_parent_are_warned_about():
+    """Levels listed fine to coarse: every municipality holds one district, so the district
+    level adds no area (sdcMicro accepts this silently; we warn and name the level)."""
+    df = census(300, seed=13)
+    with pytest.warns(SdcWarning, match="'district' does not subdivide 'municipality'"):
+        run(df, 1, hierarchy=["region", "municipality", "district"], swaprate=0.1,
+            k_anonymity=0, risk_variables=(), similar=("hsize",))
