@@ -8,8 +8,11 @@ from __future__ import annotations
 import warnings
 
 import dask.dataframe as dd
+import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sdcsession as sdc
 from sdcsession.privacy import Hierarchy, KAnonymity
@@ -73,6 +76,7 @@ AGE5_TREE = Hierarchy.from_nested({"*": {"young": _AGE5[:8], "mid": _AGE5[8:13],
 #: (name, step, runs on Dask); every step changes some key values of the survey
 STEPS = [
     ("local_suppression", lambda s: s.local_suppression(k=3, strata=["urbrur"]), True),
+    ("suppress_by_risk", lambda s: s.suppress_by_risk(0.05, column="age5"), False),
     ("recode", lambda s: s.recode("age5", {"0-4": "5-9"}), True),
     ("group_categories", lambda s: s.group_categories("age5", AGE5_GROUPS), True),
     ("global_recode", lambda s: s.global_recode("age", breaks=[-1, 20, 40, 60, 120]), True),
@@ -157,3 +161,25 @@ def test_follow_linked_counts_changes_and_blanks_once():
     cat = pd.Series(["a", "b", None], dtype="category")
     assert key_changed(cat, pd.Series(["a", "c", None])).tolist() == [False, True, False]
     assert key_changed(pd.Series([1, 2]), pd.Series([1.0, 2.5])).tolist() == [False, True]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.lists(st.tuples(st.sampled_from(["a", "b", "c", None]),
+                               st.sampled_from(["a", "b", "c", None]),
+                               st.one_of(st.none(), st.integers(0, 99))),
+                     min_size=1, max_size=30),
+       categorical=st.booleans())
+def test_linked_missing_exactly_where_the_key_changed_property(data, categorical):
+    b, a, v = zip(*data)
+    kb, ka = pd.Series(b, dtype=object), pd.Series(a, dtype=object)
+    if categorical:
+        kb, ka = kb.astype("category"), ka.astype(pd.CategoricalDtype(["a", "b", "c"]))
+    before = pd.DataFrame({"k": kb, "l": pd.Series(v, dtype="Int64")})
+    after = before.assign(k=ka)
+    notes: dict = {}
+    out = follow_linked(before, after, Roles(keys=["k"], linked={"k": ["l"]}), notes)
+    changed = np.array([x != y for x, y in zip(b, a)])  # None != "a"; None == None
+    assert out["l"][changed].isna().all()
+    assert out["l"][~changed].equals(before["l"][~changed])
+    n = int((changed & before["l"].notna().to_numpy()).sum())
+    assert notes == ({"linked_suppressed": {"l": n}} if n else {})
