@@ -137,8 +137,8 @@ from .romm import _rotate_blocks, romm  # noqa: F401  (_rotate_blocks: kept impo
 
 __all__ = ["add_noise", "AddNoise", "NOISE_METHODS", "robust_distance", "pairwise_covariance"]
 
-NOISE_METHODS = ("additive", "additive0", "correlated", "correlated2", "outliers", "romm",
-                 "restricted")
+NOISE_METHODS = ("additive", "correlated", "correlated2", "outliers", "romm", "restricted",
+                 "additive0")
 
 
 # --------------------------------------------------------------------------- shared helpers
