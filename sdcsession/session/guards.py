@@ -106,6 +106,16 @@ def key_changed(before: pd.Series, after: pd.Series) -> np.ndarray:
         with np.errstate(invalid="ignore"):
             diff = before.to_numpy() != after.to_numpy()
     else:
+        try:  # by hashing: the values of ``before`` as codes, ``after`` looked up among them
+            cb, ub = pd.factorize(before, use_na_sentinel=True)
+            ca, ua = pd.factorize(after, use_na_sentinel=True)
+            to_b = pd.Index(np.asarray(ub, dtype=object), dtype=object).get_indexer(
+                np.asarray(ua, dtype=object))  # each value of ``after`` among those of before
+            ca = np.asarray(ca)
+            ca = np.append(to_b, -1)[np.where(ca >= 0, ca, len(to_b))]  # missing: -1
+            return (na_a != na_b) | ((np.asarray(cb) != ca) & ~na_a & ~na_b)
+        except (TypeError, ValueError):
+            pass
         b = before.to_numpy(dtype=object)
         a = after.to_numpy(dtype=object)
         both = ~(na_a | na_b)
