@@ -269,14 +269,10 @@ def _noise_kernel(part: pd.DataFrame, columns: tuple, method: str, noise: float,
         if method == "correlated2":
             c = 1.0 / np.sqrt(1.0 + noise ** 2)
             z = c * z + (1.0 - c) * mean
-    raw = z
-    z, _ = bound_block(x, z, method, bounds)
+    z, reflected = bound_block(x, z, method, bounds)
     out = {c: z[:, j] for j, c in enumerate(columns)}
     if bounds is not None:
-        low, high = bounds
-        for j, c in enumerate(columns):
-            out[_REFLECTED + c] = ((raw[:, j] < low) if low is not None else False) | \
-                                  ((raw[:, j] > high) if high is not None else False)
+        out.update({_REFLECTED + c: reflected[:, j] for j, c in enumerate(columns)})
     return pd.DataFrame(out, index=part.index)
 
 

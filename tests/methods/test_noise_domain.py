@@ -228,3 +228,17 @@ def test_dask_warns_counts_and_refuses_like_pandas():
         with pytest.raises(err):
             s.add_noise(["amount"], **kw)
         assert s.head is head
+
+
+@pytest.mark.parametrize("engine", ["pandas", "dask"])
+def test_additive0_needs_no_reflection_at_zero(engine):
+    """additive0 keeps signs before the bounds apply, so bounds=(0, None) reflects nothing: the
+    notes count the same on both engines (no zero counted as reflected)."""
+    df = zero_inflated(1500, seed=8)
+    s = _dask_session(df, 3) if engine == "dask" else sdc.SdcSession(
+        df, keys=["region"], numeric=["amount", "count"], seed=3)
+    s.add_noise(["amount", "count"], method="additive0", noise=2.0, bounds=(0, None),
+                warn_domain=False)
+    assert s.head.notes["bounded"] == {"amount": 0, "count": 0}
+    out = s.data.compute() if engine == "dask" else s.data
+    assert (out.loc[df["amount"] == 0, "amount"] == 0).all() and (out["amount"] >= 0).all()

@@ -361,8 +361,9 @@ def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
         notes["untouched_incomplete"] = int((~complete).sum())
         notes["block"] = int(block)
         sd_spec = np.full(p, np.nan)
-    z, n_reflected = bound_block(x, z, method, bounds)
-    notes["bounded"] = {c: int(n_reflected[j]) for j, c in enumerate(columns)} if bounds else {}
+    z, reflected = bound_block(x, z, method, bounds)
+    notes["bounded"] = ({c: int(reflected[:, j].sum()) for j, c in enumerate(columns)}
+                        if bounds else {})
     notes["domain"] = warn_domain_counts(columns, facts, *domain_counts(x, z), bounds,
                                          warn_domain)
     d = z - x

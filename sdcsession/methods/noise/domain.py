@@ -173,19 +173,20 @@ def check_within(columns: tuple[str, ...], facts: DomainFacts,
 
 def bound_block(x: np.ndarray, z: np.ndarray, method: str,
                 bounds: tuple[float | None, float | None] | None) -> tuple[np.ndarray, np.ndarray]:
-    """The noisy block ``z`` after the ``additive0`` rule and the bounds, and per column the
-    number of values the bounds reflected. Missing values of ``x`` stay missing."""
+    """The noisy block ``z`` after the ``additive0`` rule and the bounds, and the n×p mask of
+    the values the bounds reflected. Missing values of ``x`` stay missing."""
     if method == "additive0":
         z = keep_sign(x, z)
-    n_reflected = np.zeros(z.shape[1], dtype=np.int64)
+    reflected = np.zeros(z.shape, dtype=bool)
     if bounds is not None:
         low, high = bounds
-        outside = ((z < low) if low is not None else False) | \
-                  ((z > high) if high is not None else False)
-        n_reflected = np.asarray(outside, dtype=bool).reshape(z.shape).sum(axis=0)
+        if low is not None:
+            reflected |= z < low
+        if high is not None:
+            reflected |= z > high
         z = reflect(z, low, high)
-    z = np.where(np.isnan(x), np.nan, z)
-    return z, n_reflected.astype(np.int64)
+    miss = np.isnan(x)
+    return np.where(miss, np.nan, z), reflected & ~miss
 
 
 def domain_counts(x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
