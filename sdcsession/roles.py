@@ -142,8 +142,8 @@ class Roles:
     identifiers : direct identifiers (names, phone numbers, ids): never part of a release and no
         other role; treatments refuse them.
     linked : ``{key: [variables]}``: variables that reveal their key (sdcMicro's ghost variables,
-        e.g. ``{"age5": ["age", "birth_year"]}``); wherever a treatment suppresses a key value, the
-        same records' linked variables are suppressed in the same step.
+        e.g. ``{"age5": ["age", "birth_year"]}``); wherever a treatment changes or suppresses a
+        key value, the same records' linked variables are blanked in the same step.
     """
 
     keys: tuple[str, ...] = attrs.field(default=(), converter=_tuple)

@@ -241,7 +241,8 @@ def test_steps_text_shows_every_telling_parameter():
     s = sdc.SdcSession(df, keys=["a"], numeric=["x"], seed=1)
     s.apply(AddNoise(["x"], noise=0.25, method="additive"))
     # no "…": empty values and flags left at their default False are what is left out
-    assert steps_text(s.head) == "add_noise(columns=x, method=additive, noise=0.25, block=20)"
+    assert steps_text(s.head) == ("add_noise(columns=x, method=additive, noise=0.25, block=20, "
+                                  "warn_domain=True)")
     assert set(s.head.treatment.params()) >= {"columns", "method", "noise"}
 
 

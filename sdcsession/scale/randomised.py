@@ -2,10 +2,12 @@
 
 PRAM: the categories and the frequencies (per stratum) of every column are counted over the whole
 frame, so the transition matrices are exactly those of the in-memory `sdcsession.methods.pram.invariant`;
-each partition then draws its records' new categories. Noise (``"additive"``, ``"correlated"``,
-``"correlated2"``): the standard deviations, means and the (pairwise-complete) covariance matrix
-are computed over the whole frame in two passes (means, then centred sums), then each partition
-draws its noise.
+each partition then draws its records' new categories. Noise (``"additive"``, ``"additive0"``,
+``"correlated"``, ``"correlated2"``): the standard deviations, means and the (pairwise-complete)
+covariance matrix, and the variables' domain (minimum, maximum, whole numbers) are computed over
+the whole frame in two passes (means, then centred sums), then each partition draws its noise;
+``additive0``, ``bounds`` and the domain warnings follow the in-memory rules
+(`sdcsession.methods.noise.domain`) with the same parameters.
 
 What the seed guarantees: partition ``i`` draws from
 ``numpy.random.default_rng(SeedSequence(step_seed, spawn_key=(i,)))``. For a given step seed AND
@@ -37,6 +39,14 @@ import pandas as pd
 from ..errors import TreatmentError
 from ..methods.base import require_columns
 from ..methods.noise.addition import AddNoise, numeric_block, repair_pairwise_covariance
+from ..methods.noise.domain import (
+    DomainFacts,
+    bound_block,
+    check_within,
+    domain_counts,
+    domain_facts,
+    warn_domain_counts,
+)
 from ..methods.pram.invariant import (
     MAX_CATEGORIES,
     MAX_NUMERIC_CATEGORIES,
@@ -210,14 +220,14 @@ def _pram(t: Pram, ddf: Any, roles: Roles, seed: int, progress: Any) -> Distribu
 
 
 # ---------------------------------------------------------------------------------- noise
-def _moments1(part: pd.DataFrame, columns: tuple) -> np.ndarray:
+def _moments1(part: pd.DataFrame, columns: tuple) -> tuple[np.ndarray, DomainFacts]:
     x = part[list(columns)].to_numpy(dtype=np.float64, na_value=np.nan)
     inf = np.isinf(x).any(axis=0)
     if inf.any():
         raise TreatmentError(f"add_noise: column(s) {[c for c, b in zip(columns, inf) if b]} "
                              "have infinite values")
     ok = ~np.isnan(x)
-    return np.vstack([ok.sum(axis=0), np.where(ok, x, 0.0).sum(axis=0)])
+    return np.vstack([ok.sum(axis=0), np.where(ok, x, 0.0).sum(axis=0)]), domain_facts(x)
 
 
 def _moments2(part: pd.DataFrame, columns: tuple, mean: np.ndarray) -> np.ndarray:
@@ -240,13 +250,17 @@ def _covariance(m: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
     return repair_pairwise_covariance(cov, info, repair=not (n == n[0, 0]).all())
 
 
+#: prefix of the per-record flags "reflected at a bound" the noise kernel returns for the notes
+_REFLECTED = "__sdc_reflected__"
+
+
 def _noise_kernel(part: pd.DataFrame, columns: tuple, method: str, noise: float,
                   sd: np.ndarray, cov: np.ndarray, mean: np.ndarray, seed: int,
-                  partition_info: dict | None = None) -> pd.DataFrame:
+                  bounds: Any = None, partition_info: dict | None = None) -> pd.DataFrame:
     rng = partition_rng(seed, (partition_info or {}).get("number", 0))
     x = part[list(columns)].to_numpy(dtype=np.float64, na_value=np.nan)
     n, p = x.shape
-    if method == "additive":
+    if method in ("additive", "additive0"):
         z = x + rng.standard_normal((n, p)) * (noise * sd)
     else:
         e = rng.multivariate_normal(np.zeros(p), (noise ** 2) * cov, size=n, method="eigh",
@@ -255,19 +269,28 @@ def _noise_kernel(part: pd.DataFrame, columns: tuple, method: str, noise: float,
         if method == "correlated2":
             c = 1.0 / np.sqrt(1.0 + noise ** 2)
             z = c * z + (1.0 - c) * mean
-    z[np.isnan(x)] = np.nan
-    return pd.DataFrame({c: z[:, j] for j, c in enumerate(columns)}, index=part.index)
+    z, reflected = bound_block(x, z, method, bounds)
+    out = {c: z[:, j] for j, c in enumerate(columns)}
+    if bounds is not None:
+        out.update({_REFLECTED + c: reflected[:, j] for j, c in enumerate(columns)})
+    return pd.DataFrame(out, index=part.index)
 
 
 def _noise_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
-    out: dict[str, Any] = {"changed": {}, "s1": {}, "s2": {}}
-    for c in new.columns:
+    out: dict[str, Any] = {"changed": {}, "s1": {}, "s2": {}, "negative": {}, "not_whole": {},
+                           "bounded": {}}
+    for c in old.columns:
         x = old[c].to_numpy(dtype=np.float64, na_value=np.nan)
-        d = new[c].to_numpy(dtype=np.float64) - x
+        z = new[c].to_numpy(dtype=np.float64)
+        d = z - x
         ch = ~np.isnan(x) & (d != 0)
         out["changed"][c] = int(ch.sum())
         out["s1"][c] = float(d[ch].sum())
         out["s2"][c] = float((d[ch] ** 2).sum())
+        neg, frac = domain_counts(x[:, None], z[:, None])
+        out["negative"][c], out["not_whole"][c] = int(neg[0]), int(frac[0])
+        if _REFLECTED + c in new.columns:
+            out["bounded"][c] = int(new[_REFLECTED + c].sum())
     return out
 
 
@@ -275,18 +298,23 @@ def _noise_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
 def _noise(t: AddNoise, ddf: Any, roles: Roles, seed: int, progress: Any) -> DistributedResult:
     import dask
 
-    if t.method not in ("additive", "correlated", "correlated2"):
+    if t.method not in ("additive", "additive0", "correlated", "correlated2"):
         raise not_distributable(t, f"method {t.method!r} needs the whole file (outlier "
-                                   "detection or blocks of records); use additive, correlated or "
-                                   "correlated2 noise")
+                                   "detection or blocks of records); use additive, additive0, "
+                                   "correlated or correlated2 noise")
     cols = tuple(t.columns)
     require_columns(ddf._meta, list(cols), "add_noise")
     numeric_block(ddf._meta_nonempty, cols, "add_noise", min_sd=False)
     parts = ddf[list(cols)].to_delayed()
-    m1 = sum(compute(*[dask.delayed(_moments1)(p, cols) for p in parts], progress=progress))
+    first = compute(*[dask.delayed(_moments1)(p, cols) for p in parts], progress=progress)
+    m1 = sum(m for m, _ in first)
+    facts = first[0][1]
+    for _, f in first[1:]:
+        facts = facts.merge(f)
     if (m1[0] == 0).any():
         empty = [c for c, k in zip(cols, m1[0]) if k == 0]
         raise TreatmentError(f"add_noise: column(s) {empty} have only missing values")
+    check_within(cols, facts, t.bounds)
     mean = m1[1] / m1[0]
     m2 = sum(compute(*[dask.delayed(_moments2)(p, cols, mean) for p in parts],
                      progress=progress))
@@ -296,7 +324,7 @@ def _noise(t: AddNoise, ddf: Any, roles: Roles, seed: int, progress: Any) -> Dis
         raise TreatmentError(f"add_noise: column(s) {[c for c, s in zip(cols, sd) if s == 0]} "
                              "are constant (standard deviation 0); nothing to perturb")
     notes: dict[str, Any] = {"method": t.method, "noise": t.noise, "all_missing": []}
-    if t.method == "additive":
+    if t.method in ("additive", "additive0"):
         sd_spec = t.noise * sd
     else:
         notes["covariance_undefined_pairs"] = [[cols[i], cols[j]] for i, j in
@@ -307,9 +335,12 @@ def _noise(t: AddNoise, ddf: Any, roles: Roles, seed: int, progress: Any) -> Dis
             c = 1.0 / np.sqrt(1.0 + t.noise ** 2)
             notes["c"] = c
             sd_spec = np.sqrt(np.diag(cov) * 2 * (1 - c))
+    meta = {c: pd.Series(dtype="float64") for c in cols}
+    if t.bounds is not None:
+        meta.update({_REFLECTED + c: pd.Series(dtype="bool") for c in cols})
     new = map_columns(ddf, list(cols), _noise_kernel, cols, t.method, float(t.noise), sd, cov,
-                      mean, int(seed), progress=progress, partition_info=True,
-                      meta=pd.DataFrame({c: pd.Series(dtype="float64") for c in cols}))
+                      mean, int(seed), t.bounds, progress=progress, partition_info=True,
+                      meta=pd.DataFrame(meta))
     st = partition_stats(_noise_stats, ddf[list(cols)], new, progress=progress)
     notes["sd_spec"] = {c: float(sd_spec[j]) for j, c in enumerate(cols)}
     realised = {}
@@ -319,4 +350,9 @@ def _noise(t: AddNoise, ddf: Any, roles: Roles, seed: int, progress: Any) -> Dis
                        if k > 1 else 0.0)
     notes["sd_realised"] = realised
     notes["changed"] = {c: int(st["changed"][c]) for c in cols}
-    return DistributedResult(replace_columns(ddf, new), notes=notes)
+    notes["bounded"] = ({c: int(st["bounded"].get(c, 0)) for c in cols}
+                        if t.bounds is not None else {})
+    notes["domain"] = warn_domain_counts(
+        cols, facts, np.array([st["negative"][c] for c in cols]),
+        np.array([st["not_whole"][c] for c in cols]), t.bounds, t.warn_domain, stacklevel=5)
+    return DistributedResult(replace_columns(ddf, new[list(cols)]), notes=notes)

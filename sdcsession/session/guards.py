@@ -6,33 +6,43 @@ variables follow the suppressions of their key variable.
   variables (noise, microaggregation, rank swapping, shuffling) refuse categorical key variables.
   `RemoveColumns` may remove any column. The refusal is a `RoleError` raised before anything
   runs, so the session is unchanged.
-* Linked variables (sdcMicro's ghost variables): after a step, every record whose key value became
-  missing in that step has its linked variables set to missing too, in the same step (so undo,
-  branches and recipe replay include it). The step's notes count them (``linked_suppressed``).
+* Linked variables (sdcMicro's ghost variables): after a step, every record whose key value
+  *changed* in that step — became missing (local suppression), or took another value (PRAM,
+  recode, global recode, grouping, top/bottom coding, rounding, record swapping, local recoding,
+  generalisation, microaggregation, ...) — has its linked variables set to missing too, in the
+  same step (so undo, branches and recipe replay include it). A linked variable is a finer or
+  derived version of its key (``age`` for ``age5``): left as it was, it would give back the value
+  the treatment hid. A global recode of a key blanks its linked variables as well, rather than
+  recoding them with the same intervals: the linked variable's scale is in general not the key's
+  (``birth_year`` for ``age5``), so only blanking is safe for every linked variable; recode a
+  linked variable yourself before treating its key if you want it coarsened instead. The step's
+  notes count the blanked values per linked variable (``linked_suppressed``).
 
 Example
 -------
 >>> import pandas as pd
 >>> from sdcsession.roles import Roles
 >>> before = pd.DataFrame({"age5": ["20-24", "25-29"], "age": [21, 27]})
->>> after = before.assign(age5=["20-24", None])
+>>> after = before.assign(age5=["20-29", None])
 >>> notes = {}
 >>> follow_linked(before, after, Roles(keys=["age5"], linked={"age5": ["age"]}), notes)["age"].tolist()
-[21.0, nan]
+[nan, nan]
 >>> notes
-{'linked_suppressed': {'age': 1}}
+{'linked_suppressed': {'age': 2}}
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..errors import RoleError
 from ..roles import Roles
 
-__all__ = ["treatment_columns", "check_identifiers", "follow_linked", "NUMERIC_TREATMENTS"]
+__all__ = ["treatment_columns", "check_identifiers", "follow_linked", "key_changed", "linked_hits",
+           "NUMERIC_TREATMENTS"]
 
 #: parameters of treatments that name the columns they change or read
 _COLUMN_PARAMS = ("column", "columns", "by", "sort_by")
@@ -77,36 +87,80 @@ def check_identifiers(treatment: Any, roles: Roles) -> None:
         raise RoleError(f"{tag}: " + "; ".join(problems))
 
 
+def key_changed(before: pd.Series, after: pd.Series) -> np.ndarray:
+    """Per record: did the value change (missing ↔ observed, or another value)?
+
+    Values are compared as values, not by dtype: ``"20-24"`` as a string and as a category are
+    equal, 3 and 3.0 are equal, a number recoded to an interval label is a change. Two missing
+    values are equal.
+
+    >>> key_changed(pd.Series([1, 2, None, 4]), pd.Series(["1", 2.0, None, None])).tolist()
+    [True, False, False, True]
+    """
+    na_b = before.isna().to_numpy()
+    na_a = after.isna().to_numpy()
+    if before.dtype == after.dtype and isinstance(before.dtype, pd.CategoricalDtype):
+        diff = np.asarray(before.array.codes) != np.asarray(after.array.codes)
+    elif (before.dtype == after.dtype and before.dtype.kind in "iufb"
+          and not isinstance(before.dtype, pd.api.extensions.ExtensionDtype)):
+        with np.errstate(invalid="ignore"):
+            diff = before.to_numpy() != after.to_numpy()
+    else:
+        try:  # by hashing: the values of ``before`` as codes, ``after`` looked up among them
+            cb, ub = pd.factorize(before, use_na_sentinel=True)
+            ca, ua = pd.factorize(after, use_na_sentinel=True)
+            to_b = pd.Index(np.asarray(ub, dtype=object), dtype=object).get_indexer(
+                np.asarray(ua, dtype=object))  # each value of ``after`` among those of before
+            ca = np.asarray(ca)
+            ca = np.append(to_b, -1)[np.where(ca >= 0, ca, len(to_b))]  # missing: -1
+            return (na_a != na_b) | ((np.asarray(cb) != ca) & ~na_a & ~na_b)
+        except (TypeError, ValueError):
+            pass
+        b = before.to_numpy(dtype=object)
+        a = after.to_numpy(dtype=object)
+        both = ~(na_a | na_b)
+        diff = np.zeros(len(b), dtype=bool)
+        try:
+            with np.errstate(invalid="ignore"):
+                diff[both] = np.asarray(b[both] != a[both], dtype=bool)
+        except (TypeError, ValueError):
+            diff[both] = [bool(x != y) for x, y in zip(b[both], a[both])]
+    return (na_a != na_b) | (diff & ~na_a & ~na_b)
+
+
+def linked_hits(before: pd.DataFrame, after: pd.DataFrame, roles: Roles) -> dict[str, np.ndarray]:
+    """Per linked variable present in ``after``: the records (boolean array) whose linked value
+    is observed and whose key changed between ``before`` and ``after`` (same index)."""
+    hits: dict[str, np.ndarray] = {}
+    for key, cols in roles.linked:
+        if key not in before.columns or key not in after.columns:
+            continue
+        changed = key_changed(before[key], after[key])
+        if not changed.any():
+            continue
+        for c in cols:
+            if c in after.columns:
+                hit = changed & after[c].notna().to_numpy()
+                hits[c] = hits[c] | hit if c in hits else hit
+    return {c: h for c, h in hits.items() if h.any()}
+
+
 def follow_linked(before: pd.DataFrame, after: pd.DataFrame, roles: Roles,
                   notes: dict[str, Any]) -> pd.DataFrame:
-    """``after`` with the linked variables of every newly suppressed key value set to missing.
+    """``after`` with the linked variables of every record whose key value changed (or became
+    missing) between ``before`` and ``after`` set to missing; counts in
+    ``notes["linked_suppressed"]``.
 
-    Only the linked columns that change are replaced (the rest is shared, copy-on-write).
+    Only the linked columns that change are replaced (the rest is shared, copy-on-write). A step
+    that changes the records themselves (their number or index) is left as it is.
     """
     if not roles.linked:
         return after
     if len(before) != len(after) or not before.index.equals(after.index):
         return after
-    new: dict[str, pd.Series] = {}
-    counts: dict[str, int] = {}
-    for key, cols in roles.linked:
-        if key not in before.columns or key not in after.columns:
-            continue
-        gone = (after[key].isna() & before[key].notna()).to_numpy()
-        if not gone.any():
-            continue
-        for c in cols:
-            if c not in after.columns:
-                continue
-            col = new.get(c, after[c])
-            hit = gone & col.notna().to_numpy()
-            n = int(hit.sum())
-            if n:
-                new[c] = col.mask(pd.Series(hit, index=col.index))
-                counts[c] = counts.get(c, 0) + n
-    if not new:
+    hits = linked_hits(before, after, roles)
+    if not hits:
         return after
-    notes["linked_suppressed"] = counts
-    return after.assign(**new)
-
-
+    notes["linked_suppressed"] = {c: int(h.sum()) for c, h in hits.items()}
+    return after.assign(**{c: after[c].mask(pd.Series(h, index=after.index))
+                           for c, h in hits.items()})

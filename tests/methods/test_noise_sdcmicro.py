@@ -64,6 +64,7 @@ COLS = ["V1", "V2", "V3"]
 #: (sdcMicro's default, sdcMicro's smaller setting) in our units, per method
 NOISE = {
     "additive": (1.5, 0.2),
+    "additive0": (1.5, 0.2),  # no zero in these data: additive noise, signs kept
     "correlated": (np.sqrt(1.5), np.sqrt(0.2)),
     "correlated2": (0.1 / np.sqrt(1 - 0.1 ** 2), 0.01 / np.sqrt(1 - 0.01 ** 2)),
     "outliers": (1.5, 0.2),

@@ -285,18 +285,16 @@ def test_bad_input_is_refused_by_name_head_unchanged(kw, error, match):
     pd.testing.assert_frame_equal(s.data, df)
 
 
-def test_non_nested_hierarchy_is_refused_naming_the_level():
+def test_codes_unique_within_their_parent_are_areas_of_their_path():
+    """District codes restart in every region ("D1" lies in R0, R1 and R2): accepted, each
+    (region, district) path is one area, as in sdcMicro (see test_record_swap_nested)."""
     df = census(300, seed=13)
-    # district codes restart in every region: "D1" lies in R0, R1 and R2
     df["district"] = "D" + (df["district"].str[1:].astype(int) % 3).astype(str)
     s = session(df)
-    head = s.head
-    with pytest.raises(RoleError, match="hierarchy level 'district' is not nested in 'region'"):
-        s.record_swap(hierarchy=GEO, similar=["hsize"])
-    assert s.head is head
-    # levels listed fine before coarse
-    with pytest.raises(RoleError, match="'district' is not nested in 'municipality'"):
-        s.record_swap(hierarchy=["region", "municipality", "district"], similar=["hsize"])
+    s.record_swap(hierarchy=GEO, similar=["hsize"], swaprate=0.2)
+    assert s.head.depth == 1 and s.head.notes["swapped_households"] >= 0.2 * df["hid"].nunique()
+    paths = set(map(tuple, df[GEO].astype(str).to_numpy()))
+    assert set(map(tuple, s.data[GEO].astype(str).to_numpy())) <= paths
 
 
 def test_missing_household_role_and_geography():

@@ -1,7 +1,9 @@
 """Noise addition (sdcMicro ``addNoise``), with its variants.
 
-- `addition`: `AddNoise` / `add_noise` — additive, correlated, correlated2, outliers, ROMM and
-  restricted noise;
+- `addition`: `AddNoise` / `add_noise` — additive, additive0, correlated, correlated2, outliers,
+  ROMM and restricted noise;
+- `domain`: bounds (reflection), additive0's zeros, warnings when noise leaves a domain;
+- `covariance`: pairwise-complete covariance and its repair (correlated noise);
 - `restricted`: restricted noise (mean vector and covariance kept exactly);
 - `outliers`: the outlier rule of ``addNoise(method="outdect")``;
 - `romm`: random orthogonal matrix masking in blocks.

@@ -7,6 +7,10 @@ values of column j). What ``noise`` means differs by method:
 ``"additive"``
     ``z_ij = x_ij + e_ij``, ``e_ij ~ N(0, (noise·s_j)²)`` independent (Brand 2002, eq. 1):
     ``noise`` is the noise standard deviation as a fraction of the variable's.
+``"additive0"``
+    sdcMicro's ``additive0``: additive noise on every value except the zeros, which stay zero
+    (``s_j`` over all observed values, zeros included); here a non-zero value also keeps its
+    sign (noise crossing zero is reflected at zero). See `sdcsession.methods.noise.domain`.
 ``"correlated"``
     ``z_i = x_i + e_i``, ``e_i ~ N_p(0, noise²·Σ)``: each variable's noise has standard deviation
     ``noise·s_j`` as for additive noise, but the noise has the correlations of the data, so
@@ -77,6 +81,12 @@ the matrix had to be repaired).
 values when flagged. ``"romm"`` treats complete records only and leaves incomplete records as
 they are (notes ``untouched_incomplete``).
 
+Bounds and domain warnings (every method): ``bounds=(low, high)`` folds the perturbed values
+into the variable's domain by reflection at the bounds (not for ``"romm"`` and
+``"restricted"``, whose exact moments a reflection would break); an `SdcWarning` names a
+variable that noise made negative or no longer whole-numbered (`sdcsession.methods.noise.domain`
+gives the rules and why reflection).
+
 References: Brand, R. (2002) Microdata protection through noise addition, LNCS 2316, 97–116.
 Kim, J. (1986) A method for limiting disclosure in microdata based on random noise and
 transformation, Proc. ASA SRM, 370–374. Ting, D., Fienberg, S. E. & Trottini, M. (2008) Random
@@ -106,14 +116,29 @@ import pandas as pd
 from ...errors import ParameterError, SdcWarning, TreatmentError
 from ...risk.robust.minimum_covariance import mcd
 from ...roles import Roles
-from ..base import Result, Treatment, param_names, require_columns
+from ..base import Result, Treatment, check_bool, param_names, require_columns
+from .covariance import (  # noqa: F401  (repair_pairwise_covariance: kept importable from here)
+    _warn_covariance,
+    pairwise_covariance,
+    repair_pairwise_covariance,
+)
+from .domain import (
+    BOUNDED_METHODS,
+    bound_block,
+    check_bounds,
+    check_within,
+    domain_counts,
+    domain_facts,
+    warn_domain_counts,
+)
 from .outliers import detect_outliers
 from .restricted import restricted_block
 from .romm import _rotate_blocks, romm  # noqa: F401  (_rotate_blocks: kept importable from here)
 
 __all__ = ["add_noise", "AddNoise", "NOISE_METHODS", "robust_distance", "pairwise_covariance"]
 
-NOISE_METHODS = ("additive", "correlated", "correlated2", "outliers", "romm", "restricted")
+NOISE_METHODS = ("additive", "correlated", "correlated2", "outliers", "romm", "restricted",
+                 "additive0")
 
 
 # --------------------------------------------------------------------------- shared helpers
@@ -213,61 +238,6 @@ def robust_distance(x: np.ndarray, *, max_steps: int = 50) -> np.ndarray:
 SUBSAMPLE = 200_000
 
 
-def pairwise_covariance(x: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
-    """Covariance matrix of the columns of ``x`` (NaN = missing) for correlated noise.
-
-    Without missing values the sample covariance (divisor n − 1). Otherwise the pairwise-complete
-    covariance: the variance of each column over its observed values and the covariance of each
-    pair over the records observing both. A pair observed together fewer than 2 times gets 0; a
-    matrix that is then not positive semidefinite is replaced by ``D·R₊·D``, with D the standard
-    deviations and R₊ the correlation matrix with its negative eigenvalues set to 0 and its
-    diagonal rescaled to 1 (same variances). Every column needs two different observed values
-    (else `TreatmentError`). Returns the matrix and notes (``covariance_undefined_pairs``: pairs
-    of column numbers, ``covariance_repaired``).
-
-    Example
-    -------
-    >>> x = np.array([[1.0, 2.0], [2.0, np.nan], [3.0, 5.0], [np.nan, 4.0], [5.0, 7.0]])
-    >>> cov, info = pairwise_covariance(x)  # pairwise 5.0 would mean a correlation of 1.41
-    >>> cov.round(3).tolist(), info
-    ([[2.917, 3.555], [3.555, 4.333]], {'covariance_undefined_pairs': [], 'covariance_repaired': True})
-    """
-    p = x.shape[1]
-    info: dict[str, Any] = {"covariance_undefined_pairs": [], "covariance_repaired": False}
-    if not np.isnan(x).any():
-        return np.cov(x, rowvar=False).reshape(p, p), info
-    cov = pd.DataFrame(x).cov(min_periods=2).to_numpy(copy=True)
-    return repair_pairwise_covariance(cov, info)
-
-
-def repair_pairwise_covariance(cov: np.ndarray, info: dict[str, Any], *, repair: bool = True,
-                               ) -> tuple[np.ndarray, dict[str, Any]]:
-    """The checks and repairs of `pairwise_covariance` on a pairwise-complete matrix ``cov``
-    (NaN where a pair was observed together fewer than 2 times), in place: every variance > 0
-    (else `TreatmentError`), undefined pairs set to 0 and listed in ``info``, and with ``repair``
-    a matrix that is not positive semidefinite replaced by ``D·R₊·D``. Shared with the Dask
-    path, which assembles ``cov`` from per-partition moments."""
-    p = cov.shape[0]
-    if not (np.diag(cov) > 0).all():
-        raise TreatmentError("covariance: every column needs two different observed values")
-    undefined = np.isnan(cov)
-    if undefined.any():
-        info["covariance_undefined_pairs"] = [
-            (int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(undefined, 1)), strict=True)]
-        cov[undefined] = 0.0
-    if not repair:
-        return cov, info
-    sd = np.sqrt(np.diag(cov))
-    r = cov / np.outer(sd, sd)
-    w, v = np.linalg.eigh(r)
-    if w.min() < -1e-12 * p:
-        r = (v * np.clip(w, 0.0, None)) @ v.T
-        d = np.sqrt(np.diag(r))
-        cov = r / np.outer(d, d) * np.outer(sd, sd)
-        info["covariance_repaired"] = True
-    return cov, info
-
-
 def _check_noise(value: Any, *, allow_zero: bool) -> float:
     """``noise`` as a float, or `ParameterError` (not a number, negative, not finite, or a
     percentage by mistake)."""
@@ -293,6 +263,7 @@ def _all_missing(data: pd.DataFrame, columns: tuple[str, ...]) -> tuple[str, ...
 
 def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
               method: str = "additive", noise: float = 0.15, block: int = 20,
+              bounds: tuple[float | None, float | None] | None = None, warn_domain: bool = True,
               rng: np.random.Generator) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Add random noise to numeric columns (see the module docstring for every method's formula).
 
@@ -301,8 +272,8 @@ def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
     data : the microdata (not modified).
     columns : numeric columns to perturb; a column with only missing values is passed through
         unchanged with an `SdcWarning`.
-    method : ``"additive"``, ``"correlated"``, ``"correlated2"``, ``"outliers"``, ``"romm"`` or
-        ``"restricted"``.
+    method : ``"additive"``, ``"additive0"`` (no noise on zeros), ``"correlated"``,
+        ``"correlated2"``, ``"outliers"``, ``"romm"`` or ``"restricted"``.
     noise : amount of noise, ≥ 0 (0 changes nothing). ``"additive"``, ``"correlated"``,
         ``"correlated2"``: noise standard deviation as a fraction of each variable's standard
         deviation (``noise²·Σ`` is the noise covariance of the correlated methods);
@@ -310,6 +281,11 @@ def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
         strength. sdcMicro's ``noise=150`` is ``noise=1.5`` for additive noise; the module
         docstring gives the mapping for every method.
     block : block size for ``"romm"`` (records per random orthogonal matrix).
+    bounds : ``(low, high)``, each a number or ``None`` (unbounded side): the variables' domain;
+        perturbed values are reflected into it (`sdcsession.methods.noise.domain`); observed
+        values outside it are a `TreatmentError`. Not for ``"romm"`` and ``"restricted"``.
+    warn_domain : warn (`SdcWarning`) when noise makes a variable without negative values
+        negative, or one of whole numbers not whole (default True; the notes count them anyway).
     rng : the only source of randomness.
 
     Returns the new DataFrame (treated columns as float64) and notes: ``sd_spec`` (specified noise
@@ -317,7 +293,8 @@ def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
     ``changed`` per column, ``all_missing``, and per method ``n_outliers``
     (``n_outliers_univariate``, ``n_outliers_robust``, ``quantile_99``, ``robust_limit``,
     ``mcd_singular``), ``c``, ``covariance_undefined_pairs`` / ``covariance_repaired``,
-    ``untouched_incomplete``.
+    ``untouched_incomplete``; ``bounded`` (values reflected at the bounds per column) and
+    ``domain`` (per column leaving its domain: ``negative``, ``not_whole`` counts).
 
     Reference: Brand (2002); Kim (1986); Ting, Fienberg & Trottini (2008); Templ & Meindl (2008).
 
@@ -333,6 +310,8 @@ def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
     if method not in NOISE_METHODS:
         raise ParameterError(f"method: expected one of {NOISE_METHODS}, got {method!r}")
     noise = _check_noise(noise, allow_zero=True)
+    bounds = _check_bounds_for(bounds, method)
+    warn_domain = check_bool("warn_domain", warn_domain)
     require_columns(data, columns, "add_noise")
     empty = _all_missing(data, columns)
     notes: dict[str, Any] = {"method": method, "noise": noise, "all_missing": list(empty)}
@@ -341,13 +320,15 @@ def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
                       "through unchanged", SdcWarning, stacklevel=2)
     columns = tuple(c for c in columns if c not in empty)
     if not columns:
-        notes.update(sd_spec={}, sd_realised={}, changed={})
+        notes.update(sd_spec={}, sd_realised={}, changed={}, bounded={}, domain={})
         return data.copy(deep=False), notes
     x = numeric_block(data, columns, "add_noise")
+    facts = domain_facts(x)
+    check_within(columns, facts, bounds)
     n, p = x.shape
     miss = np.isnan(x)
     sd = np.nanstd(x, axis=0, ddof=1)
-    if method == "additive":
+    if method in ("additive", "additive0"):  # additive0: zeros restored in bound_block
         z = x + rng.standard_normal((n, p)) * (noise * sd)
         sd_spec = noise * sd
     elif method == "outliers":
@@ -380,7 +361,11 @@ def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
         notes["untouched_incomplete"] = int((~complete).sum())
         notes["block"] = int(block)
         sd_spec = np.full(p, np.nan)
-    z[miss] = np.nan
+    z, reflected = bound_block(x, z, method, bounds)
+    notes["bounded"] = ({c: int(reflected[:, j].sum()) for j, c in enumerate(columns)}
+                        if bounds else {})
+    notes["domain"] = warn_domain_counts(columns, facts, *domain_counts(x, z), bounds,
+                                         warn_domain)
     d = z - x
     changed = (~miss) & (d != 0)
     notes["sd_spec"] = {c: float(sd_spec[j]) for j, c in enumerate(columns)}
@@ -389,6 +374,17 @@ def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
         for j, c in enumerate(columns)}
     notes["changed"] = {c: int(changed[:, j].sum()) for j, c in enumerate(columns)}
     return _put(data, columns, z), notes
+
+
+def _check_bounds_for(bounds: Any, method: str) -> tuple[float | None, float | None] | None:
+    """``bounds`` checked (`check_bounds`) and refused for the methods that keep moments
+    exactly."""
+    b = check_bounds(bounds)
+    if b is not None and method not in BOUNDED_METHODS:
+        raise ParameterError(f"bounds: method {method!r} preserves the means and covariance "
+                             f"matrix exactly, which bounds would break; use one of "
+                             f"{BOUNDED_METHODS} with bounds")
+    return b
 
 
 def _outlier_noise(x: np.ndarray, columns: tuple[str, ...], noise: float, sd: np.ndarray,
@@ -412,21 +408,6 @@ def _outlier_noise(x: np.ndarray, columns: tuple[str, ...], noise: float, sd: np
     return z, sd_spec
 
 
-def _warn_covariance(info: dict[str, Any], columns: tuple[str, ...]) -> None:
-    """One SdcWarning for undefined pairwise covariances or a repaired covariance matrix."""
-    msgs = []
-    if info["covariance_undefined_pairs"]:
-        pairs = [(columns[i], columns[j]) for i, j in info["covariance_undefined_pairs"]]
-        msgs.append(f"pairs {pairs} are observed together in fewer than 2 records; their noise "
-                    "is drawn independently (covariance 0)")
-    if info["covariance_repaired"]:
-        msgs.append("the pairwise-complete covariance matrix was not positive semidefinite and "
-                    "was replaced by a positive semidefinite one with the same variances, so covariances are "
-                    "preserved only approximately")
-    if msgs:
-        warnings.warn("add_noise: " + "; ".join(msgs), SdcWarning, stacklevel=3)
-
-
 # --------------------------------------------------------------------------- treatment
 @attrs.frozen
 class AddNoise(Treatment):
@@ -443,6 +424,13 @@ class AddNoise(Treatment):
     method: str = attrs.field(default="additive")
     noise: float = attrs.field(default=0.15)
     block: int = attrs.field(default=20)
+    bounds: tuple[float | None, float | None] | None = attrs.field(default=None,
+                                                                   converter=check_bounds)
+    warn_domain: bool = attrs.field(default=True,
+                                    converter=lambda v: check_bool("warn_domain", v))
+
+    def __attrs_post_init__(self) -> None:
+        _check_bounds_for(self.bounds, self.method)
 
     @method.validator
     def _m(self, _a: Any, v: Any) -> None:
@@ -461,9 +449,14 @@ class AddNoise(Treatment):
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
         require_columns(data, self.columns, "add_noise")
         empty = _all_missing(data, self.columns)
-        numeric_block(data, [c for c in self.columns if c not in empty], "add_noise")
+        cols = tuple(c for c in self.columns if c not in empty)
+        if cols and self.bounds is not None:
+            check_within(cols, domain_facts(numeric_block(data, cols, "add_noise")), self.bounds)
+        else:
+            numeric_block(data, cols, "add_noise")
 
     def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
         out, notes = add_noise(data, self.columns, method=self.method, noise=self.noise,
-                               block=self.block, rng=rng)
+                               block=self.block, bounds=self.bounds,
+                               warn_domain=self.warn_domain, rng=rng)
         return Result(out, notes=notes)

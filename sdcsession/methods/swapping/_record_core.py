@@ -15,15 +15,16 @@ Example
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-from ...errors import RoleError
+from ...errors import RoleError, SdcWarning
 from ...risk._codes import _unhashable, encode_column
 
-__all__ = ["household_index", "codes_of", "household_codes", "check_nested", "combine_codes",
+__all__ = ["household_index", "codes_of", "household_codes", "path_codes", "combine_codes",
            "k_anonymity_flags", "quotas", "draw_random", "match_donors"]
 
 #: the most matching rounds per (class, profile, level); each round matches every group that
@@ -107,24 +108,34 @@ def household_codes(data: pd.DataFrame, column: str, h: np.ndarray, first: np.nd
     return hh
 
 
-def check_nested(geo: Sequence[np.ndarray], hierarchy: Sequence[str],
-                 data: pd.DataFrame, first: np.ndarray) -> None:
-    """`RoleError` naming the level when an area of level l lies in more than one area of level
-    l − 1 (the hierarchy must be nested: every fine value in exactly one parent)."""
-    for lev in range(1, len(geo)):
-        child, parent = geo[lev], geo[lev - 1]
-        size = int(child.max()) + 1 if child.size else 0
-        par = np.full(size, -1, dtype=np.int64)
-        par[child] = parent
-        bad = par[child] != parent
-        if bad.any():
-            i = int(first[np.flatnonzero(bad)[0]])
-            value = data[hierarchy[lev]].iloc[i]
-            raise RoleError(
-                f"record_swap: hierarchy level {hierarchy[lev]!r} is not nested in "
-                f"{hierarchy[lev - 1]!r}: the value {value!r} lies in more than one "
-                f"{hierarchy[lev - 1]!r} area; list the levels from coarse to fine, each value of "
-                "a finer level inside exactly one area of the coarser level")
+def path_codes(geo: Sequence[np.ndarray], hierarchy: Sequence[str]) -> list[np.ndarray]:
+    """Per level, the codes of the households' *paths* (level 1, …, level l) (sdcMicro's
+    ``recordSwap`` groups by the path of levels): a code unique only within its parent (district 1
+    in every region) names a different area in each parent. Codes are dense, in order of first
+    appearance, so for globally unique nested codes they equal the level's own dense codes.
+
+    An `SdcWarning` names a level that does not subdivide the level above although it has fewer
+    distinct values than that level has areas (levels listed fine to coarse, e.g. municipality
+    before district).
+
+    >>> reg, dis = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
+    >>> [p.tolist() for p in path_codes([reg, dis], ["region", "district"])]
+    [[0, 0, 1, 1], [0, 1, 2, 3]]
+    """
+    out: list[np.ndarray] = []
+    for lev, g in enumerate(geo):
+        code = g if lev == 0 else combine_codes([out[-1], g])
+        dense = np.asarray(pd.factorize(code)[0], dtype=np.int64)
+        n_parent = int(out[-1].max()) + 1 if lev and dense.size else 0
+        if lev and dense.size and int(dense.max()) + 1 == n_parent \
+                and 1 < np.unique(g).size < n_parent:
+            warnings.warn(
+                f"record_swap: hierarchy level {hierarchy[lev]!r} does not subdivide "
+                f"{hierarchy[lev - 1]!r} (every {hierarchy[lev - 1]!r} area holds one "
+                f"{hierarchy[lev]!r} value); list the levels from coarse to fine",
+                SdcWarning, stacklevel=4)
+        out.append(dense)
+    return out
 
 
 def combine_codes(columns: Sequence[np.ndarray]) -> np.ndarray:

@@ -26,7 +26,6 @@ import pandas as pd
 
 from ...risk.household import household_risk
 from ._record_core import (
-    check_nested,
     codes_of,
     combine_codes,
     draw_random,
@@ -34,6 +33,7 @@ from ._record_core import (
     household_index,
     k_anonymity_flags,
     match_donors,
+    path_codes,
     quotas,
 )
 
@@ -84,11 +84,6 @@ class _Matching:
                 self.initiators.append(a)
 
 
-def _dense(codes: np.ndarray) -> tuple[np.ndarray, int]:
-    dense, uniq = pd.factorize(codes)
-    return np.asarray(dense, dtype=np.int64), len(uniq)
-
-
 def swap_households(data: pd.DataFrame, *, household: str, hierarchy: tuple[str, ...],
                     profiles: tuple[tuple[str, ...], ...], swaprate: float, k: int,
                     risk_variables: tuple[str, ...], threshold: float | None,
@@ -97,13 +92,11 @@ def swap_households(data: pd.DataFrame, *, household: str, hierarchy: tuple[str,
     """Targeted record swapping on checked parameters; see `record_swapping.record_swap`."""
     m = len(hierarchy)
     h, first, n_h = household_index(data[household])
-    # 1. household-level codes, constancy and nesting
+    # 1. household-level codes and constancy; the areas of a level are the paths of levels
     geo_hh = [household_codes(data, c, h, first, "hierarchy", missing_ok=False)
               for c in hierarchy]
-    check_nested(geo_hh, hierarchy, data, first)
-    dense = [_dense(g) for g in geo_hh]
-    geo = [d[0] for d in dense]
-    n_areas = [d[1] for d in dense]
+    geo = path_codes(geo_hh, hierarchy)
+    n_areas = [int(g.max()) + 1 if g.size else 0 for g in geo]
     sim_cols = {c: household_codes(data, c, h, first, "similar")
                 for c in dict.fromkeys(c for p in profiles for c in p)}
     sim = [combine_codes([sim_cols[c] for c in p]) for p in profiles]
@@ -199,6 +192,6 @@ def swap_households(data: pd.DataFrame, *, household: str, hierarchy: tuple[str,
         "without_donor_at_risk_by_level": {
             hierarchy[lev]: int((no_donor_risk & (start == lev)).sum()) for lev in range(m)},
         "changed": {c: int(size[v[perm] != v].sum())
-                    for c, v in zip((*hierarchy, *carry_along), (*geo, *carry))},
+                    for c, v in zip((*hierarchy, *carry_along), (*geo_hh, *carry))},
     })
     return out, notes, pairs

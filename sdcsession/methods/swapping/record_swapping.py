@@ -11,10 +11,14 @@ the swap rate.
 Algorithm (H households; ``hierarchy`` lists the geography from coarse to fine, L_1 ⊃ … ⊃ L_m)
 
 1. **Households.** The household column, the geography and the ``similar`` columns must be
-   constant within a household; every area of level l must lie in exactly one area of level
-   l − 1 (nested levels). Otherwise a `RoleError` names the column or level.
+   constant within a household (else a `RoleError` names the column). An *area of level l* is
+   a path of values (level 1, …, level l), as in sdcMicro's ``recordSwap``: codes need only be
+   unique within their parent (district 1 in every region names a different district in each
+   region); globally unique codes give the same areas as the codes alone. A level that does not
+   subdivide the level above although it has fewer values than that level has areas (levels
+   listed fine to coarse) draws an `SdcWarning`.
 2. **Risk.** With ``risk_variables`` and ``k_anonymity`` = k > 0, the records are counted per
-   combination of the risk variables within each area of each level; a household is *at risk at
+   combination of the risk variables within each area (path) of each level; a household is *at risk at
    level l* when a member's count is below k, and must leave its area of the coarsest such level.
    With ``risk_threshold`` = t, a household whose household risk 1 − ∏(1 − r_i) (``keys``,
    ``weight``; `sdcsession.risk.household_risk`) exceeds t is at risk too (at the finest level).
@@ -161,7 +165,8 @@ def record_swap(data: pd.DataFrame, *, household: str, hierarchy: Iterable[str] 
     ----------
     data : the microdata, one row per person.
     household : the household id column.
-    hierarchy : geography columns from coarse to fine, e.g. ``["region", "district", "mun"]``.
+    hierarchy : geography columns from coarse to fine, e.g. ``["region", "district", "mun"]``;
+        a code need only be unique within its parent (areas are paths of levels).
     similar : household-level columns donors must share (one profile), or a list of profiles
         tried in order.
     swaprate : share of households to swap, in (0, 1] (both households of a swap count).

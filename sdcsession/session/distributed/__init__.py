@@ -2,6 +2,10 @@
 
 - `steps`: validating roles, running a step as Dask work, linked variables;
 - `views`: risk and utility of a Dask session, with the names of the in-memory views.
+
+The old module ``sdcsession.session.distributed`` is this package: its names (``run_step``,
+``release_check``, ``export``, ...) are those of `steps`, loaded on first use (the package path
+itself cannot be mapped to one of its own modules).
 """
 
 __all__ = ["validate_roles", "run_step", "release_check", "export", "n_records"]

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ...errors import ParameterError, RoleError
+from ...errors import ParameterError, RoleError, TreatmentError
 from ...methods.base import Treatment
 from ...roles import Roles
-from ..guards import check_identifiers, follow_linked
+from ..guards import check_identifiers, linked_hits
 from ..release.check import check_export_flags, enforce_release_check
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -64,9 +64,28 @@ def _load_kernels() -> None:
     from ...scale import by_strata, elementwise, randomised  # noqa: F401  (register)
 
 
-def _linked_part(before: pd.DataFrame, after: pd.DataFrame, roles: Roles) -> pd.DataFrame:
-    notes: dict[str, Any] = {}
-    return follow_linked(before, after, roles, notes)
+def _na_dtype(sample: pd.Series) -> Any:
+    """The dtype a column of ``sample``'s dtype gets when a value is masked (pandas' rule:
+    integers become float64, booleans object, the rest keeps its dtype)."""
+    one = sample.iloc[:1]
+    return one.mask(pd.Series([True] * len(one), index=one.index)).dtype
+
+
+def _linked_part(after: pd.DataFrame, before: pd.DataFrame, roles: Roles, cols: list[str],
+                 dtypes: dict[str, Any]) -> pd.DataFrame:
+    """One partition: the linked columns of ``after`` blanked where their key changed since
+    ``before`` (`sdcsession.session.guards.linked_hits`), each in the dtype ``dtypes`` gives so
+    that every partition agrees with the frame's meta."""
+    if len(before) != len(after):
+        raise TreatmentError("internal: a treated partition changed its number of records")
+    hits = linked_hits(before.set_axis(after.index), after, roles)
+    out = {}
+    for c in cols:
+        col = after[c]
+        if c in hits:
+            col = col.mask(pd.Series(hits[c], index=col.index))
+        out[c] = col if col.dtype == dtypes[c] else col.astype(dtypes[c])
+    return pd.DataFrame(out, index=after.index)
 
 
 def _linked_counts(after: pd.DataFrame, linked: pd.DataFrame) -> dict[str, Any]:
@@ -74,25 +93,37 @@ def _linked_counts(after: pd.DataFrame, linked: pd.DataFrame) -> dict[str, Any]:
 
 
 def _follow_linked(before: Any, after: Any, roles: Roles, notes: dict[str, Any]) -> Any:
+    """The Dask version of `sdcsession.session.guards.follow_linked`: ``after`` with the linked
+    variables of every record whose key changed since ``before`` set to missing, partition by
+    partition (the frames of a step share their partitions), with the same values, dtypes and
+    notes (``linked_suppressed``) as the pandas path."""
     from ...scale._base import persist
     from ...scale.elementwise import partition_stats, replace_columns
 
     if not roles.linked:
         return after
-    cols = sorted({c for _, cs in roles.linked for c in cs if c in after.columns})
-    keys = [k for k, _ in roles.linked if k in after.columns and k in before.columns]
-    if not cols or not keys or before.npartitions != after.npartitions:
+    keys = [k for k, cs in roles.linked if k in after.columns and k in before.columns
+            and any(c in after.columns for c in cs)]
+    cols = sorted({c for k, cs in roles.linked if k in keys for c in cs if c in after.columns})
+    if not keys or not cols:
         return after
+    if before.npartitions != after.npartitions:
+        raise TreatmentError(
+            "internal: the step changed the partitions of the Dask frame, so the linked "
+            f"variables {cols} cannot follow their keys record by record; the session is "
+            "unchanged")
     need = list(dict.fromkeys(keys + cols))
-    new = after[need].map_partitions(_linked_part, before[need], roles, meta=after._meta[need],
-                                     align_dataframes=False)[cols]
+    dtypes = {c: _na_dtype(after._meta_nonempty[c]) for c in cols}
+    meta = pd.DataFrame({c: pd.Series(dtype=dtypes[c]) for c in cols})
+    new = after[need].map_partitions(_linked_part, before[keys], roles, cols, dtypes, meta=meta,
+                                     align_dataframes=False)
     new = persist(new)
     counts = partition_stats(_linked_counts, after[cols], new)
-    counts = {c: v for c, v in counts.items() if v}
+    counts = {c: int(v) for c, v in counts.items() if v}
     if not counts:
         return after
     notes["linked_suppressed"] = counts
-    return replace_columns(after, new)
+    return replace_columns(after, new[sorted(counts)])
 
 
 def run_step(treatment: Treatment, state: State, seed: int) -> tuple[Any, Roles, dict[str, Any]]:

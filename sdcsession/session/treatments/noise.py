@@ -23,7 +23,24 @@ class NoiseMethods:
         raise NotImplementedError
 
     def add_noise(self, columns: Iterable[str] | str, *, method: str = "additive",
-                  noise: float = 0.15) -> Any:
+                  noise: float = 0.15, bounds: tuple[float | None, float | None] | None = None,
+                  warn_domain: bool = True) -> Any:
         """Add noise to numeric variables (sdcMicro ``noise=150`` is ``noise=1.5`` here);
-        ``method="restricted"`` keeps the means and covariance matrix exactly (see `AddNoise`)."""
-        return self.apply(_build("add_noise", columns=columns, method=method, noise=noise))
+        ``method="restricted"`` keeps the means and covariance matrix exactly,
+        ``method="additive0"`` (sdcMicro's) leaves zeros at zero and keeps every other value's
+        sign. ``bounds=(low, high)`` (``None``: unbounded side) keeps the perturbed values in the
+        variables' domain by reflection at the bounds; ``warn_domain`` warns when noise makes a
+        non-negative variable negative or a whole-numbered one not whole (see `AddNoise` and
+        `sdcsession.methods.noise.domain`).
+
+        Example
+        -------
+        >>> import pandas as pd, sdcsession as sdc
+        >>> df = pd.DataFrame({"r": list("ab") * 50, "n": [0.0, 3.0, 0.0, 12.0] * 25})
+        >>> s = sdc.SdcSession(df, keys=["r"], numeric=["n"], seed=1)
+        >>> out = s.add_noise("n", method="additive0", noise=1.0).data["n"]
+        >>> bool((out[df["n"] == 0] == 0).all() and (out >= 0).all())
+        True
+        """
+        return self.apply(_build("add_noise", columns=columns, method=method, noise=noise,
+                                 bounds=bounds, warn_domain=warn_domain))

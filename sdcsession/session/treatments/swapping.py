@@ -54,7 +54,8 @@ class SwappingMethods:
         until ``swaprate`` of all households (both sides of a swap) are swapped. Donors share the
         values of ``similar`` (a list of columns, or a list of such profiles tried in order) and
         lie in a different area, searched from the finest level upwards. The geography columns
-        (``hierarchy``, coarse to fine, nested) and ``carry_along`` are exchanged between the two
+        (``hierarchy``, coarse to fine; an area is the path of
+        its levels, so codes need only be unique within their parent, as in sdcMicro) and ``carry_along`` are exchanged between the two
         households; every other value stays. The household is the session's ``household`` role;
         ``risk_variables=None`` uses the session's key variables other than the hierarchy.
         ``seed`` overrides the step's seed. The step's notes count households selected,
