@@ -34,6 +34,7 @@ from ..methods.base import Result, Treatment, check_int, check_number
 from ..methods.basic import Recode, RemoveColumns
 from ..roles import Roles
 from ..scale._base import is_dask_frame
+from .contracts import ContractsMixin
 from .guards import check_identifiers, follow_linked
 from .history import Step, Tree, step_seed
 from .release.check import export, release_check, release_data
@@ -83,7 +84,7 @@ class HistoryView(Sequence):
         return history_text(self._steps)
 
 
-class SdcSession(TreatmentMethods):
+class SdcSession(TreatmentMethods, ContractsMixin):
     """An anonymisation session: roles, the original data, a history tree and a HEAD.
 
     The roles (see `Roles`) are validated against ``data``: every problem is listed in one
@@ -463,6 +464,7 @@ class SdcSession(TreatmentMethods):
             raise RecipeError(f"options: expected a mapping with alpha and k, got {opts!r}")
         s._init(data if dask else data.copy(deep=True), roles, seed,
                 name or recorded_name or "main", **opts)
+        s._restore_contracts(recipe)
         for t, step_seed_ in steps:
             s.apply(t, seed=step_seed_)
         return s

@@ -3,9 +3,11 @@
 - `risk_view`: `RiskSummary` (``s.risk``);
 - `utility_view`: `UtilitySummary` (``s.utility``);
 - `scenario_measures`: the measures of a scenario comparison and the frontier;
+- `contract_checks`: utility contracts on states (the ``contract`` measure, ``s.utility.check``);
 - `_numeric_columns`: which numeric variables the numeric measures use.
 """
 
+from . import contract_checks  # noqa: F401  (registers the contract measure)
 from .risk_view import RiskSummary  # noqa: F401
 from .utility_view import UtilitySummary  # noqa: F401
 
