@@ -54,16 +54,15 @@ class ContractsMixin:
 
         ``declare_contracts(c1, c2)`` and ``declare_contracts([c1, c2])`` are the same.
         """
-        from ..utility.contracts.base import as_contracts
+        from ..utility.contracts.base import as_contracts, validate_on
 
         flat: list[Any] = []
         for c in contracts:
             flat.extend(c if isinstance(c, (list, tuple)) else [c])
         cs = as_contracts(flat)
         root = self._tree.root.state
-        for c in cs:  # names a contract uses are checked on the original (ParameterError)
-            c.evaluate(root.original, root.original, weight=root.original_roles.weight,
-                       household=root.original_roles.household)
+        validate_on(root.original, cs, weight=root.original_roles.weight,
+                    household=root.original_roles.household)
         self._tree.contracts = cs
 
     def _restore_contracts(self, recipe: Mapping[str, Any]) -> None:

@@ -37,6 +37,7 @@ from ..scale._base import is_dask_frame
 from .contracts import ContractsMixin
 from .guards import check_identifiers, follow_linked
 from .history import Step, Tree, step_seed
+from .optimize import optimize as _optimize
 from .release.check import export, release_check, release_data
 from .state import State
 from .sweeps.grid import register_session_class
@@ -122,6 +123,8 @@ class SdcSession(TreatmentMethods, ContractsMixin):
 
     #: ``s.sweep(plan)``: a grid of treatment plans as branches (see `sdcsession.session.sweeps`)
     sweep = _sweep
+    #: ``s.optimize(privacy, keep)``: the frontier of treatment plans (`sdcsession.session.optimize`)
+    optimize = _optimize
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)

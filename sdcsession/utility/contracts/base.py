@@ -34,7 +34,8 @@ from ...errors import MeasureError, ParameterError, RecipeError
 from ...methods.base import decode_value, encode_value
 
 __all__ = ["Contract", "ContractResult", "CONTRACT_TYPES", "RESULT_COLUMNS", "contract_from_dict",
-           "contracts_from_json", "contracts_to_json", "as_contracts", "check", "result"]
+           "contracts_from_json", "contracts_to_json", "as_contracts", "check", "result",
+           "validate_on"]
 
 #: the types of contract by their ``type`` tag (filled by `Contract.__init_subclass__`)
 CONTRACT_TYPES: dict[str, type[Contract]] = {}
@@ -197,6 +198,18 @@ def as_contracts(contracts: Any, what: str = "contracts") -> tuple[Contract, ...
     if dup:
         raise ParameterError(f"{what}: contract(s) {dup} given twice (give each a distinct label)")
     return tuple(out)
+
+
+def validate_on(original: pd.DataFrame, contracts: Sequence[Contract], *,
+                weight: str | None = None, household: str | None = None,
+                what: str = "contracts") -> None:
+    """`ParameterError` unless every contract can be evaluated on ``original`` against itself
+    (the columns, terms and categories it names exist; a model can be fitted)."""
+    for c in contracts:
+        r = c.evaluate(original, original, weight=weight, household=household)
+        if math.isnan(r.value):
+            raise ParameterError(f"{what}: contract {c.name!r} cannot be evaluated on the "
+                                 f"original data: {r.detail}")
 
 
 def contracts_to_json(contracts: Sequence[Contract]) -> list[dict[str, Any]]:
