@@ -76,6 +76,10 @@ from ..session.sweeps.grid import Sweep  # noqa: E402
 from .plots.sweep import sweep_map  # noqa: E402
 
 register_method(Sweep, "plot")(sweep_map)
+from ..session.optimize import Optimization  # noqa: E402
+from .plots.optimize import optimization_map  # noqa: E402
+
+register_method(Optimization, "plot")(optimization_map)  # the frontier on the R-U map
 __all__ += ["sweep_map"]
 
 
