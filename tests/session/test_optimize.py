@@ -63,6 +63,12 @@ def test_frontier_meets_targets_and_beats_the_grid(setup) -> None:
     again = s.optimize(privacy=[("k_anonymity", 3)], keep=keep, treatments=plan, budget=18,
                        loss="lambda", seed=1)
     pd.testing.assert_frame_equal(again.frontier, opt.frontier)
+    assert again.applications == 0  # every step of the first search is reused
+    # with the default budget the 18 plans are all evaluated, and no more: the exact frontier
+    full = s.optimize(privacy=[("k_anonymity", 3)], keep=keep, treatments=plan, loss="lambda",
+                      seed=3)
+    assert full.evaluations == 18
+    assert full.frontier["lambda"].min() == t.loc[ok, "lambda"].min()
     # apply adds the plan as a branch
     br = opt.apply(0)
     assert br.head is opt._step(0) and s.head is head

@@ -9,7 +9,10 @@ and plans sharing it continue from there; the measures of a state are cached on 
 With ``n_jobs > 1`` a batch of plans is sent to worker processes as the sweeps do
 (`sdcsession.session.sweeps.run.run_task`: the recipe of the deepest prefix already made and the
 rest of the plan as JSON) and the steps the workers made are added to the tree without
-recomputation (`rebuild`): the values are those of a serial run, bit for bit.
+recomputation (`rebuild`): the values are those of a serial run, bit for bit. Steps made serially are
+also remembered on the tree by (parent step, method, parameters), so a later search from the
+same state reuses them (a step's seed depends only on its depth, so the step would be the
+same).
 
 Example
 -------
@@ -30,6 +33,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from ...methods.base import typed_freeze
 from ..sweeps.plan import PlanStep, plan_to_json
 from ..sweeps.run import Leaf, _measure, _run_pool, handle, rebuild, specs_to_json
 from ..views.scenario_measures import MeasureSpec, measure_specs
@@ -77,17 +81,24 @@ class Evaluator:
         if d < 0:
             return Evaluation(plan, None, self.errors[plan[:-d]], {})
         walker = handle(self.session, self.nodes[plan[:d]])
+        made = self.session._tree.__dict__.setdefault("plan_steps", {})
         for level in range(d, len(plan)):
             ps = self.steps[level]
             alt = ps.alternatives[plan[level]]
             if alt is not None:
-                self.applications += 1
-                try:
-                    getattr(walker, ps.method)(**alt)
-                except Exception as e:  # noqa: BLE001 — a failed plan is a row, not an exception
-                    args = ", ".join(f"{k}={v!r:.40}" for k, v in alt.items())
-                    self.errors[plan[:level + 1]] = f"{ps.label}({args}): {type(e).__name__}: {e}"
-                    return Evaluation(plan, None, self.errors[plan[:level + 1]], {})
+                key = (walker._head.id, ps.method, typed_freeze(alt))
+                if key in made:  # made by an earlier search: the same step, seed and state
+                    walker._head = made[key]
+                else:
+                    self.applications += 1
+                    try:
+                        getattr(walker, ps.method)(**alt)
+                    except Exception as e:  # noqa: BLE001 — a failed plan is a row
+                        args = ", ".join(f"{k}={v!r:.40}" for k, v in alt.items())
+                        self.errors[plan[:level + 1]] = (f"{ps.label}({args}): "
+                                                         f"{type(e).__name__}: {e}")
+                        return Evaluation(plan, None, self.errors[plan[:level + 1]], {})
+                    made[key] = walker._head
             self.nodes[plan[:level + 1]] = walker._head
         return Evaluation(plan, walker._head, None, {})
 

@@ -19,7 +19,11 @@ better), and a constraint violation ``cv >= 0`` (the privacy targets' violations
    by an unevaluated neighbour of a frontier plan (local search), else by an unevaluated plan
    drawn at random. The search stops when the budget of evaluations is spent, when every plan
    of the space has been evaluated, or after `PATIENCE` generations that add nothing to the
-   frontier.
+   frontier. When the whole space fits in the budget there is no early stop: every plan is
+   evaluated and the frontier is exact (so it is never worse than any grid over that space).
+
+The bottom plan (the weakest alternative everywhere) is always evaluated first; when it meets
+every target and contract it is usually the least-loss plan.
 
 Every random choice comes from ``numpy.random.default_rng(seed)`` and every sort is stable with
 the plan vector as last key, so the same seed evaluates the same plans in the same order and
@@ -35,6 +39,7 @@ Example
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 
@@ -143,7 +148,8 @@ def search(sizes: list[int], evaluate: Callable[[list[tuple[int, ...]]], None],
     # 2. NSGA-II
     pop = _rank(sorted(evaluated()), score)[:population]
     stale = 0
-    while left() > 0 and stale < PATIENCE:
+    exhaustive = space <= budget
+    while left() > 0 and (exhaustive or stale < PATIENCE):
         before = list(frontier())
         seen = evaluated()
         children: list[tuple[int, ...]] = []
@@ -172,7 +178,8 @@ def search(sizes: list[int], evaluate: Callable[[list[tuple[int, ...]]], None],
 def _neighbour(base: list[tuple[int, ...]], sizes: list[int], taken: set,
                rng: np.random.Generator) -> tuple[int, ...] | None:
     """An unevaluated plan one level away from a plan of ``base`` (in a random order), else an
-    unevaluated plan drawn at random (None when every plan is taken)."""
+    unevaluated plan drawn at random, else the first one left (None when every plan is
+    taken)."""
     cands = []
     for p in base:
         for d in range(len(sizes)):
@@ -189,4 +196,8 @@ def _neighbour(base: list[tuple[int, ...]], sizes: list[int], taken: set,
         q = tuple(int(rng.integers(s)) for s in sizes)
         if q not in taken:
             return q
+    if math.prod(sizes) <= 100_000:  # nearly every plan taken: the first one left
+        for q in itertools.product(*(range(s) for s in sizes)):
+            if q not in taken:
+                return q
     return None

@@ -19,7 +19,8 @@ same code, so a grid sweep and the optimiser can run over the same treatments.
 
 `parse_targets` reads the privacy targets: ``("k_anonymity", 3)``, ``("l_diversity", 2)``,
 ``("global_risk", 0.01)`` (mean individual risk at most), ``("max_risk", 0.2)`` (every
-individual risk at most), as pairs, a dict or strings ``"k_anonymity=3"``.
+individual risk at most), as pairs, a dict or strings ``"k_anonymity=3"`` (also spelled
+``"k-anonymity"``, ``"k"``, ``"l-diversity"``, ``"l"``).
 
 Example
 -------
@@ -84,13 +85,19 @@ class Target:
         return max(0.0, float(value) - self.bound)
 
 
+#: other spellings of the targets
+ALIASES = {"k": "k_anonymity", "kanonymity": "k_anonymity", "l": "l_diversity",
+           "ldiversity": "l_diversity", "max_individual_risk": "max_risk"}
+
+
 def _target(kind: Any, value: Any) -> Target:
-    if not isinstance(kind, str) or kind.replace("-", "_") not in TARGETS:
+    if isinstance(kind, str):
+        kind = kind.strip().lower().replace("-", "_").replace(" ", "_")
+        kind = ALIASES.get(kind, kind)
+    if not isinstance(kind, str) or kind not in TARGETS:
         raise ParameterError(f"privacy: unknown target {kind!r:.40}; the targets are {TARGETS}")
-    kind = kind.replace("-", "_")
     if kind in ("k_anonymity", "l_diversity"):
-        return Target(kind, check_int(f"privacy {kind}", value, 1 if kind == "k_anonymity" else 1,
-                                      2**31 - 1))
+        return Target(kind, check_int(f"privacy {kind}", value, 1, 2**31 - 1))
     return Target(kind, check_number(f"privacy {kind}", value, 0, 1))
 
 
