@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import sdcsession as sdc
+from sdcsession.errors import ParameterError
 
 KEYS = ["region", "urbrur", "sex", "age5", "marstat", "educ"]
 NUM = ["income", "expend", "savings"]
@@ -115,3 +116,22 @@ def test_default_space_from_roles() -> None:
     assert (opt.frontier["target: 2-anonymity"] == 0).all()
     assert (opt.frontier["target: max risk <= 0.5"] <= 0.5).all()
     assert np.isfinite(opt.frontier["lambda"]).all()
+
+
+def test_plot_and_html_show_the_frontier() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    df = sdc.datasets.synthetic_survey(100, seed=2)
+    s = sdc.SdcSession(df, keys=["region", "sex", "age5"], seed=1)
+    opt = s.optimize([("k_anonymity", 2)], treatments=[
+        ("local_suppression", [{"k": 2}, {"k": 2, "importance": ["age5", "sex", "region"]}])],
+        budget=2, loss="suppressions", seed=0)
+    ax = opt.plot()
+    names = [t.get_text() for t in ax.texts]
+    assert [f"plan-{i}" for i in range(len(opt))] == sorted(n for n in names
+                                                             if n.startswith("plan-"))
+    html = opt._repr_html_()
+    assert html.startswith("<p>Optimization: 2 plans evaluated") and "<table" in html
+    with pytest.raises(ParameterError, match="position of the frontier"):
+        opt.apply(len(opt))

@@ -144,3 +144,15 @@ def test_contracts_in_sweep_and_check_cached() -> None:
         t = b.utility.check(c)
         assert sw.table[col][i] == pytest.approx(t.margin[0])
         assert b.state.is_cached("contract", contract=c.to_dict())
+
+
+def test_contracts_as_compare_columns() -> None:
+    df = sdc.datasets.synthetic_survey(150, seed=2)
+    s = sdc.SdcSession(df, keys=["region", "sex", "age5"], numeric=["income"], weight="w",
+                       seed=4)
+    c = sdc.contracts.estimate("mean:income", by="region")
+    b = s.branch("noisy").add_noise("income", noise=1.0)
+    t = sdc.compare(s, b, measures=["lambda", c])
+    col = f"contract: {c.name}"
+    assert t[col].tolist() == pytest.approx([0.02, b.utility.check(c).margin[0]])
+    assert t[col].iloc[1] < 0
