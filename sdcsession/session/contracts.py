@@ -54,6 +54,7 @@ class ContractsMixin:
 
         ``declare_contracts(c1, c2)`` and ``declare_contracts([c1, c2])`` are the same.
         """
+        from ..errors import ParameterError
         from ..utility.contracts.base import as_contracts, validate_on
 
         flat: list[Any] = []
@@ -61,6 +62,10 @@ class ContractsMixin:
             flat.extend(c if isinstance(c, (list, tuple)) else [c])
         cs = as_contracts(flat)
         root = self._tree.root.state
+        if cs and root.distributed:
+            raise ParameterError("contracts: utility contracts are evaluated on data in memory; "
+                                 "a Dask session cannot declare them (check them on a sample "
+                                 "with sdcsession.contracts.check)")
         validate_on(root.original, cs, weight=root.original_roles.weight,
                     household=root.original_roles.household)
         self._tree.contracts = cs

@@ -135,3 +135,5 @@ def test_plot_and_html_show_the_frontier() -> None:
     assert html.startswith("<p>Optimization: 2 plans evaluated") and "<table" in html
     with pytest.raises(ParameterError, match="position of the frontier"):
         opt.apply(len(opt))
+    first, second = opt.apply(0), opt.apply(0)  # both alive: the second gets a suffix
+    assert [first.name, second.name] == ["plan-0", "plan-0 (2)"]

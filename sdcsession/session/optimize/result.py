@@ -118,9 +118,17 @@ class Optimization:
         return handle(self.base, self._step(i)).to_recipe()
 
     def apply(self, i: int, name: str | None = None) -> Any:
-        """Add frontier plan ``i`` as a branch of the session (named ``name``, default
-        ``"plan-<i>"``) and return it; the session's HEAD does not move."""
-        return self.base.branch(name or f"plan-{self._check(i)}").checkout(self._step(i))
+        """Add frontier plan ``i`` as a branch of the session (named ``name``; default
+        ``"plan-<i>"``, with a suffix `` (2)``... when a live branch has that name) and return
+        it; the session's HEAD does not move."""
+        step = self._step(i)
+        if name is None:
+            live = {r()._name for r in self.base._tree.sessions if r() is not None}
+            name, k = f"plan-{self._check(i)}", 1
+            while name in live:
+                k += 1
+                name = f"plan-{self._check(i)} ({k})"
+        return self.base.branch(name).checkout(step)
 
     def __repr__(self) -> str:
         extra = ", interrupted (partial)" if self.partial else ""
