@@ -263,6 +263,9 @@ class CoefficientContract(Contract):
                         c["orig_upper"])
         value, i = worst(dev, terms)
         r = c.iloc[i]
+        if math.isnan(r["coef_masked"]):
+            return value, self.bound_value(), (f"{terms[i]}: not a term of the model fitted on "
+                                               "the released data (a recoded variable?)")
         detail = (f"{terms[i]}: {_fmt(r['coef_original'])} in the original, "
                   f"{_fmt(r['coef_masked'])} released")
         if self.within == "ci":
