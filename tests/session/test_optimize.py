@@ -137,3 +137,26 @@ def test_plot_and_html_show_the_frontier() -> None:
         opt.apply(len(opt))
     first, second = opt.apply(0), opt.apply(0)  # both alive: the second gets a suffix
     assert [first.name, second.name] == ["plan-0", "plan-0 (2)"]
+
+
+def test_ctrl_c_returns_a_partial_result(monkeypatch) -> None:
+    from sdcsession.errors import SdcWarning
+    from sdcsession.session.optimize import evaluate
+
+    df = sdc.datasets.synthetic_survey(100, seed=2)
+    s = sdc.SdcSession(df, keys=["region", "sex", "age5"], seed=1)
+    real = evaluate.Evaluator.run
+    calls = []
+
+    def run(self, plans, n_jobs=1):
+        calls.append(plans)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(self, plans, n_jobs)
+
+    monkeypatch.setattr(evaluate.Evaluator, "run", run)
+    with pytest.warns(SdcWarning, match="interrupted"):
+        opt = s.optimize([("k_anonymity", 2)], treatments=[
+            ("local_suppression", [{"k": 2}, {"k": 3}, {"k": 4}])], budget=3, seed=0)
+    assert opt.partial and opt.evaluations == 1
+    assert opt.table["plan"].tolist() == [[0]] and len(opt) == 1
