@@ -27,9 +27,11 @@ every target and contract it is usually the least-loss plan.
 
 Every random choice comes from ``numpy.random.default_rng(seed)`` and every sort is stable with
 the plan vector as last key, so the same seed evaluates the same plans in the same order and
-gives the same frontier, bit for bit. We implement NSGA-II here rather than use pymoo: the
-space is small and integer, evaluations are the cost, and a 100-line deterministic version
-avoids a dependency whose operators are float-coded and whose results depend on its version.
+gives the same frontier, bit for bit. We implement NSGA-II here rather than use pymoo
+(0.6.2 installs cleanly, but brings seven packages: autograd, cma, moocore, alive-progress...):
+the space is small and integer, every evaluation is a real anonymisation, the constraint
+values and the cache of states are ours, and the frontier must not depend on a library's
+version; the algorithm itself is a hundred lines.
 
 Example
 -------
