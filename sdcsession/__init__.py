@@ -58,6 +58,7 @@ __all__ = [
     "privacy",
     "tables",
     "Hierarchy",
+    "contracts",
 
     "Sweep",
 ]
@@ -153,14 +154,15 @@ _MOVED = {
 #: subpackages and names imported on first use (PEP 562), so that ``import sdcsession`` stays light
 _LAZY = {"datasets": None, "io": None, "methods": None, "privacy": None, "risk": None,
          "utility": None, "tables": None, "read_data": "io", "write_data": "io",
-         "Treatment": "methods.base", "Hierarchy": "utility.hierarchy"}
+         "Treatment": "methods.base", "Hierarchy": "utility.hierarchy",
+         "contracts": "utility.contracts"}
 
 
 def __getattr__(name: str) -> object:
     if name in _LAZY:
         where = _LAZY[name]
         module = importlib.import_module(f"{__name__}.{where or name}")
-        value = module if where is None else getattr(module, name)
+        value = module if where is None or where.endswith(f".{name}") else getattr(module, name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -556,6 +556,18 @@ def OK(st) -> list[str]:  # the key variables of the original (the utility measu
 
 def K(st) -> list[str]:  # the key variables now (a recoded numeric variable joins them)
     return list(st.roles.keys)
+def _contract_check(st) -> None:
+    """Contracts on files with missing values: estimates leave the missing values out (z is
+    missing in the masked file only), the same values as the kernel ``contracts.check``."""
+    cs = [sdc.contracts.estimate("mean:x", by="a", within="ci"),
+          sdc.contracts.estimate("mean:z", tolerance=0.5),
+          sdc.contracts.coefficients("y ~ x"), sdc.contracts.distance(["x", "y", "z"])]
+    got = [st.measure("contract", contract=c.to_dict()) for c in cs]
+    want = sdc.contracts.check(st.original, st.data, cs, weight="w", household="h")
+    same(pd.Series([g.value for g in got]), want["value"])
+    assert [g.passed for g in got] == want["passed"].tolist()
+
+
 SESSION: dict[str, Callable] = {
     "frequencies": _kernel("frequencies", lambda st: r.frequencies(st.data, K(st), weight="w")),
     "individual_risk": _kernel("individual_risk",
@@ -630,6 +642,11 @@ SESSION: dict[str, Callable] = {
         st.measure("utility.regression", formula="y ~ z").coefficients,
         u.compare_regression(st.original, st.data, "y ~ z").coefficients),
     "utility.gdu": lambda st: same(0 <= st.measure("utility.gdu", progress=False).gdu <= 1, True),
+    "l_violations": lambda st: same(st.measure("l_violations", l=2), int((r.l_diversity(
+        st.data, K(st), ["s"]).filter(like="_distinct").to_numpy() < 2).any(axis=1).sum())),
+    "max_individual_risk": _kernel("max_individual_risk", lambda st: float(
+        r.individual_risk(st.data, K(st), weight="w").max())),
+    "contract": _contract_check,
 }
 
 

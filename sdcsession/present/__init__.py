@@ -91,6 +91,26 @@ def _sweep_html(self: Sweep) -> str:
     return f"<p>{_html.escape(repr(self))}</p>{table}"
 
 
+# ------------------------------------------------------------------- the optimiser
+from ..session.optimize import Optimization  # noqa: E402
+from .plots.optimize import optimization_map  # noqa: E402
+
+register_method(Optimization, "plot")(optimization_map)  # the frontier on the R-U map
+__all__ += ["optimization_map"]
+
+
+@register_method(Optimization, "_repr_html_")
+def _optimization_html(self: Optimization) -> str:
+    """An optimisation in a notebook: its summary line and the frontier plans."""
+    import html as _html
+
+    from .compare_view import Comparison
+
+    cols = [c for c in self.frontier.columns if c not in ("feasible", "frontier", "error")]
+    table = Comparison(self.frontier[cols]).to_html_table()
+    return f"<p>{_html.escape(repr(self))}</p>{table}"
+
+
 @register_method(SdcSession, "workbench")
 def _session_workbench(self: SdcSession, *, background: bool | None = None) -> Any:
     """The interactive workbench bound to this session (an ``ipywidgets`` widget; needs the

@@ -22,3 +22,7 @@ __all__ = ["SdcSession", "HistoryView", "Roles", "State", "Step", "Tree", "step_
 from .sweeps.grid import Sweep  # noqa: E402  (scenario sweeps)
 
 __all__ += ["Sweep"]
+
+from .optimize import Optimization  # noqa: E402  (s.optimize)
+
+__all__ += ["Optimization"]

@@ -34,8 +34,10 @@ from ..methods.base import Result, Treatment, check_int, check_number
 from ..methods.basic import Recode, RemoveColumns
 from ..roles import Roles
 from ..scale._base import is_dask_frame
+from .contracts import ContractsMixin
 from .guards import check_identifiers, follow_linked
 from .history import Step, Tree, step_seed
+from .optimize import optimize as _optimize
 from .release.check import export, release_check, release_data
 from .state import State
 from .sweeps.grid import register_session_class
@@ -83,7 +85,7 @@ class HistoryView(Sequence):
         return history_text(self._steps)
 
 
-class SdcSession(TreatmentMethods):
+class SdcSession(TreatmentMethods, ContractsMixin):
     """An anonymisation session: roles, the original data, a history tree and a HEAD.
 
     The roles (see `Roles`) are validated against ``data``: every problem is listed in one
@@ -121,6 +123,8 @@ class SdcSession(TreatmentMethods):
 
     #: ``s.sweep(plan)``: a grid of treatment plans as branches (see `sdcsession.session.sweeps`)
     sweep = _sweep
+    #: ``s.optimize(privacy, keep)``: the frontier of treatment plans (`sdcsession.session.optimize`)
+    optimize = _optimize
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -463,6 +467,7 @@ class SdcSession(TreatmentMethods):
             raise RecipeError(f"options: expected a mapping with alpha and k, got {opts!r}")
         s._init(data if dask else data.copy(deep=True), roles, seed,
                 name or recorded_name or "main", **opts)
+        s._restore_contracts(recipe)
         for t, step_seed_ in steps:
             s.apply(t, seed=step_seed_)
         return s

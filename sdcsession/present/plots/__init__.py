@@ -6,6 +6,7 @@
 - `risk`: suppressions, risk distribution, confidence intervals;
 - `lattice`: the generalisation lattice;
 - `sweep`: the R-U map of a sweep;
+- `optimize`: the R-U map of an optimisation and its frontier;
 - `_common`: palette, axes, PNG export.
 """
 

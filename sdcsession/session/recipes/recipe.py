@@ -98,6 +98,9 @@ def to_recipe(session: SdcSession) -> dict[str, Any]:
         "data": {"fingerprint": fingerprint(root.data), "n_records": root.n,
                  "columns": [str(c) for c in root.data.columns]},
     })
+    contracts = getattr(session._tree, "contracts", ())
+    if contracts:  # declared utility contracts (absent otherwise: older recipes unchanged)
+        header["contracts"] = [c.to_dict() for c in contracts]
     return {**header, "steps": steps}
 
 

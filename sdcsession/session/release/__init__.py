@@ -1,6 +1,7 @@
 """Safe release: the released data, the release check and the export that runs it.
 
-- `check`: `release_data`, `release_check`, `export`.
+- `check`: `release_data`, `release_check`, `export`;
+- `contracts`: the findings of the declared utility contracts (a hook of `release_check`).
 """
 
 from . import check as _main

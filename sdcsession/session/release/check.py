@@ -12,6 +12,7 @@ stands between the current state and a safe release, one row per finding:
 | ``risk`` | warn | records whose individual risk exceeds ``risk_threshold`` |
 | ``numeric`` | warn | numeric variables released unperturbed |
 | ``no_role`` | warn | columns with no role, released as they are |
+| ``contract`` | block (or the contract's severity) | a declared utility contract is not met (`SdcSession.declare_contracts`) |
 
 `export` runs the check: ``block`` findings stop it with a `ReleaseError` listing them (unless
 ``force=True``), ``warn`` findings are issued together as one `SdcWarning`; it writes
@@ -40,6 +41,7 @@ import pandas as pd
 
 from ...errors import ParameterError, ReleaseError, SdcWarning
 from ...methods.base import check_number
+from .contracts import contract_findings
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..session import SdcSession
@@ -155,6 +157,7 @@ def release_check(session: SdcSession, *, k: int | None = None,
     if free:
         out.append(_finding("warn", "no_role", free, n,
                             f"column(s) with no role are released as they are: {free}"))
+    out.extend(contract_findings(session))
     return findings_table(out)
 
 

@@ -3,10 +3,12 @@
 - `risk_view`: `RiskSummary` (``s.risk``);
 - `utility_view`: `UtilitySummary` (``s.utility``);
 - `scenario_measures`: the measures of a scenario comparison and the frontier;
+- `contract_checks`: utility contracts on states (the ``contract`` measure, ``s.utility.check``);
 - `_numeric_columns`: which numeric variables the numeric measures use;
 - `tables_view`: `TablesView` (``s.tabulate``, ``s.record_keys()``, ``s.tabulations``).
 """
 
+from . import contract_checks  # noqa: F401  (registers the contract measure)
 from .risk_view import RiskSummary  # noqa: F401
 from .utility_view import UtilitySummary  # noqa: F401
 

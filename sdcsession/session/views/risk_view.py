@@ -358,6 +358,24 @@ def _ldiv(state: State, c: int = 2) -> pd.DataFrame | None:
     return l_diversity(state.data, list(state.roles.keys), list(state.roles.sensitive), c=c)
 
 
+@register("l_violations", "records whose key combination has fewer than l distinct values of a "
+          "sensitive variable (0 without sensitive variables)")
+def _lviol(state: State, l: int = 2) -> int:  # noqa: E741 — the l of l-diversity
+    if isinstance(l, bool) or not isinstance(l, (int, np.integer)) or l < 1:
+        raise ParameterError(f"l: expected an integer >= 1, got {l!r}")
+    ldiv = state.measure("l_diversity")
+    if ldiv is None:
+        return 0
+    distinct = [c for c in ldiv.columns if str(c).endswith("_distinct")]
+    return int((ldiv[distinct].to_numpy() < l).any(axis=1).sum())
+
+
+@register("max_individual_risk", "largest individual re-identification risk of a record")
+def _max_risk(state: State) -> float:
+    r = state.measure("individual_risk").to_numpy(dtype=float)
+    return float(r.max()) if len(r) else 0.0
+
+
 @register("suda2", "SUDA2 scores, DIS-SUDA scores and variable contributions")
 def _suda2(state: State, dis_fraction: float = 0.01, max_size: int | None = None) -> Any:
     from ...risk import suda2

@@ -153,8 +153,9 @@ def params_of(name: str, params: Any) -> tuple[tuple[str, Any], ...]:
 
 def measure_specs(measures: Any, states: Sequence[State]) -> list[MeasureSpec]:
     """The `MeasureSpec` columns for ``measures`` (``None``: `default_measures` of ``states``;
-    else names of the defaults' columns, registered measure names, ``(name, params)`` pairs or
-    `MeasureSpec`); a `ParameterError` names what is not a measure.
+    else names of the defaults' columns, registered measure names, ``(name, params)`` pairs,
+    `MeasureSpec` or utility contracts, shown as ``"contract: <name>"`` with their margin, see
+    `sdcsession.utility.contracts`); a `ParameterError` names what is not a measure.
 
     >>> [m.column for m in measure_specs(["k3_violations"], [])]
     ['k3_violations']
@@ -174,6 +175,9 @@ def measure_specs(measures: Any, states: Sequence[State]) -> list[MeasureSpec]:
     for m in measures:
         if isinstance(m, MeasureSpec):
             out.append(m)
+        elif type(m).__module__.startswith("sdcsession.utility.contracts"):  # a contract
+            out.append(MeasureSpec(f"contract: {m.name}", "contract",
+                                   (("contract", m.to_dict()),), role="utility", attr="margin"))
         elif isinstance(m, str) and m in by_col:
             out.append(by_col[m])
         elif isinstance(m, str) and m in MEASURES:

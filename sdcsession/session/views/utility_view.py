@@ -178,6 +178,23 @@ class UtilitySummary:
         return self._m("utility.gdu", types=types, columns=columns, recoded=recoded,
                        recode_variant=recode_variant, weights=weights, alpha=alpha)
 
+    def check(self, contracts: Any) -> pd.DataFrame:
+        """Check utility contracts (`sdcsession.utility.contracts`) on this state against the
+        original: one row per contract with ``contract``, ``type``, ``passed``, ``value``,
+        ``bound``, ``margin`` (``bound - value``), ``severity`` and ``detail``. Each result is
+        cached on the state; the session's weight and household are the defaults.
+
+        Missing values: each contract's own rule.
+
+        >>> import sdcsession as sdc
+        >>> s = sdc.SdcSession(sdc.datasets.synthetic_survey(200, seed=1), keys=["sex"], seed=1)
+        >>> s.utility.check([sdc.contracts.category_share("sex")])["passed"].tolist()
+        [True]
+        """
+        from .contract_checks import check_state
+
+        return check_state(self._state, contracts)
+
     # -------------------------------------------------------------------- output
     def to_frame(self) -> pd.DataFrame:
         """The default measures as a tidy frame: measure, variable, value."""
