@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import threading
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
+import pandas as pd
 
 from ..errors import HistoryError
 
@@ -31,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..methods.base import Treatment
     from .state import State
 
-__all__ = ["Step", "Tree", "step_seed"]
+__all__ = ["Step", "Tree", "step_seed", "HistoryView"]
 
 
 def step_seed(session_seed: int, depth: int) -> int:
@@ -122,3 +124,37 @@ class Tree:
         if not 0 <= int(ref) < len(self._steps):
             raise HistoryError(f"step: no step #{ref}; ids run from 0 to {len(self._steps) - 1}")
         return self._steps[int(ref)]
+
+
+class HistoryView(Sequence):
+    """The steps from the root to HEAD (a read-only sequence of `Step`).
+
+    ``to_frame()`` gives one row per step: id, depth, treatment type, parameters, seed, seconds,
+    notes.
+    """
+
+    def __init__(self, steps: list[Step]):
+        self._steps = steps
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self._steps[i]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per step from the root to HEAD."""
+        rows = []
+        for st in self._steps:
+            t = st.treatment
+            rows.append({
+                "step": st.id, "depth": st.depth, "treatment": t.type if t else "original",
+                "parameters": t.params() if t else {}, "seed": st.seed,
+                "seconds": round(st.seconds, 6), "notes": st.notes,
+            })
+        return pd.DataFrame(rows).set_index("step")
+
+    def __repr__(self) -> str:
+        from .formatting import history_text
+
+        return history_text(self._steps)

@@ -36,7 +36,7 @@ from ..roles import Roles
 from ..scale._base import is_dask_frame
 from .contracts import ContractsMixin
 from .guards import check_identifiers, follow_linked
-from .history import Step, Tree, step_seed
+from .history import HistoryView, Step, Tree, step_seed
 from .optimize import optimize as _optimize
 from .release.check import export, release_check, release_data
 from .state import State
@@ -49,40 +49,6 @@ from .views.risk_view import RiskSummary
 from .views.utility_view import UtilitySummary
 
 __all__ = ["SdcSession", "HistoryView"]
-
-
-class HistoryView(Sequence):
-    """The steps from the root to HEAD (a read-only sequence of `Step`).
-
-    ``to_frame()`` gives one row per step: id, depth, treatment type, parameters, seed, seconds,
-    notes.
-    """
-
-    def __init__(self, steps: list[Step]):
-        self._steps = steps
-
-    def __len__(self) -> int:
-        return len(self._steps)
-
-    def __getitem__(self, i):  # type: ignore[override]
-        return self._steps[i]
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per step from the root to HEAD."""
-        rows = []
-        for st in self._steps:
-            t = st.treatment
-            rows.append({
-                "step": st.id, "depth": st.depth, "treatment": t.type if t else "original",
-                "parameters": t.params() if t else {}, "seed": st.seed,
-                "seconds": round(st.seconds, 6), "notes": st.notes,
-            })
-        return pd.DataFrame(rows).set_index("step")
-
-    def __repr__(self) -> str:
-        from .formatting import history_text
-
-        return history_text(self._steps)
 
 
 class SdcSession(TreatmentMethods, ContractsMixin):
