@@ -8,7 +8,8 @@ of ``sdcsession.methods``.
 - `noise`: ``add_noise``;
 - `microaggregation`: ``microaggregation``, ``microaggregation_gower``;
 - `swapping`: ``rank_swap``, ``shuffle``, ``record_swap``;
-- `privacy`: ``generalize`` and the ``generalization`` it chose.
+- `privacy`: ``generalize`` and the ``generalization`` it chose;
+- `preparation`: ``new_ids``.
 
 `TreatmentMethods` combines them; `SdcSession` inherits it. Each method only builds its frozen
 treatment (`_build`) and applies it as a step.
@@ -17,15 +18,18 @@ treatment (`_build`) and applies it as a step.
 from .microaggregation import MicroaggregationMethods
 from .noise import NoiseMethods
 from .pram import PramMethods
+from .preparation import PreparationMethods
 from .privacy import PrivacyMethods
 from .recoding import RecodingMethods
 from .suppression import SuppressionMethods
 from .swapping import SwappingMethods
 
 __all__ = ["TreatmentMethods", "RecodingMethods", "SuppressionMethods", "PramMethods",
-           "NoiseMethods", "MicroaggregationMethods", "SwappingMethods", "PrivacyMethods"]
+           "NoiseMethods", "MicroaggregationMethods", "SwappingMethods", "PrivacyMethods",
+           "PreparationMethods"]
 
 
 class TreatmentMethods(RecodingMethods, SuppressionMethods, PramMethods, NoiseMethods,
-                       MicroaggregationMethods, SwappingMethods, PrivacyMethods):
+                       MicroaggregationMethods, SwappingMethods, PrivacyMethods,
+                       PreparationMethods):
     """Every treatment method of a session, one mixin per family (see the modules above)."""
