@@ -63,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("--sep", help="CSV delimiter of DATA (default: sniffed)")
     u.add_argument("--force", action="store_true",
                    help="export even when the release check finds blocking problems")
-    u.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
+    u.add_argument("--overwrite", action="store_true",
+                   help="replace OUT (and REPORT) if they exist")
 
     m = sub.add_parser("measure", help="utility / information-loss measures of two files")
     m.add_argument("original")
@@ -146,6 +147,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         if rp.is_dir() or not rp.parent.is_dir():
             raise _BadInput(f"--report: {args.report!r} is a directory or its directory does not "
                             "exist; give a file path such as report.html")
+        from .io.formats import _same_file
+
+        if _same_file(rp, Path(args.data)) or _same_file(rp, Path(args.recipe)) or (
+                _same_file(rp, Path(args.out))):
+            raise _BadInput(f"--report: {args.report!r} is the data, recipe or output file; give "
+                            "another path such as report.html")
+        if rp.exists() and not args.overwrite:
+            raise _BadInput(f"--report: {args.report!r} exists; pass --overwrite to replace it")
     try:
         recipe = load_recipe(args.recipe)
     except RecipeError as e:
@@ -160,7 +169,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     _progress(f"done in {time.perf_counter() - t0:.2f} s; writing {args.out}")
     s.export(args.out, protect=args.data, force=args.force, overwrite=args.overwrite)
     if args.report:
-        s.report(args.report)
+        s.report(args.report, overwrite=args.overwrite)
         _progress(f"report written to {args.report}")
     return 0
 

@@ -391,11 +391,12 @@ class SdcSession(TreatmentMethods, ReleaseMethods):
 
         return to_recipe(self)
 
-    def save_recipe(self, path: str) -> Any:
-        """Write `to_recipe` to ``path`` as JSON."""
+    def save_recipe(self, path: str, *, overwrite: bool = False) -> Any:
+        """Write `to_recipe` to ``path`` as JSON (an existing file only with ``overwrite=True``,
+        never the file the data were read from)."""
         from .recipes.recipe import save_recipe
 
-        return save_recipe(self, path)
+        return save_recipe(self, path, overwrite=overwrite)
 
     @classmethod
     def from_recipe(cls, data: pd.DataFrame, recipe: Any, *, strict: bool = False,
@@ -419,8 +420,9 @@ class SdcSession(TreatmentMethods, ReleaseMethods):
         opts = recipe.get("options") or {}
         if not isinstance(opts, Mapping) or set(opts) - {"alpha", "k"}:
             raise RecipeError(f"options: expected a mapping with alpha and k, got {opts!r}")
+        source = None if dask or not isinstance(data.attrs, dict) else data.attrs.get("source")
         s._init(data if dask else data.copy(deep=True), roles, seed,
-                name or recorded_name or "main", **opts)
+                name or recorded_name or "main", source=source, **opts)
         for t, step_seed_ in steps:
             s.apply(t, seed=step_seed_)
         return s
