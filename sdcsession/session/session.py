@@ -36,7 +36,7 @@ from ..roles import Roles
 from ..scale._base import is_dask_frame
 from .guards import check_identifiers, follow_linked
 from .history import Step, Tree, step_seed
-from .release.methods import ReleaseMethods
+from .release.methods import SessionRelease
 from .state import State
 from .sweeps.grid import register_session_class
 from .sweeps.grid import sweep as _sweep
@@ -83,7 +83,7 @@ class HistoryView(Sequence):
         return history_text(self._steps)
 
 
-class SdcSession(TreatmentMethods, ReleaseMethods):
+class SdcSession(TreatmentMethods, SessionRelease):
     """An anonymisation session: roles, the original data, a history tree and a HEAD.
 
     The roles (see `Roles`) are validated against ``data``: every problem is listed in one

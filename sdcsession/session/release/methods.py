@@ -10,10 +10,10 @@ import pandas as pd
 
 from .check import check_export_flags, export, release_check, release_data
 
-__all__ = ["ReleaseMethods"]
+__all__ = ["SessionRelease"]
 
 
-class ReleaseMethods:
+class SessionRelease:
     """Session methods of the release: what would be released, the check and the export."""
 
     def data_for_release(self, shuffle: bool = True) -> Any:
