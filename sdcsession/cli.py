@@ -5,7 +5,7 @@ Commands::
     sdcsession demo                         a short scenario on the bundled synthetic survey
     sdcsession risk DATA --keys a,b,c [--weight w] [--household h] [--json]
     sdcsession run RECIPE --data DATA --out OUT [--report REPORT.html] [--strict] [--force]
-                                            [--overwrite]
+                                            [--overwrite] [--keep-order]
     sdcsession measure ORIGINAL MASKED [--measures m1,m2] [--columns ...] [--json]
     sdcsession app DATA [--keys a,b,c] [--numeric x,y] [--weight w] [--household h]
                         [--port N] [--no-browser]   the workbench as a local web app (Voilà)
@@ -65,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="export even when the release check finds blocking problems")
     u.add_argument("--overwrite", action="store_true",
                    help="replace OUT (and REPORT) if they exist")
+    u.add_argument("--keep-order", action="store_true",
+                   help="write the records in the file's order (default: a seeded random order)")
 
     m = sub.add_parser("measure", help="utility / information-loss measures of two files")
     m.add_argument("original")
@@ -167,7 +169,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     except (RecipeError, RoleError) as e:
         raise _BadInput(str(e).replace("\n", " ")) from e
     _progress(f"done in {time.perf_counter() - t0:.2f} s; writing {args.out}")
-    s.export(args.out, protect=args.data, force=args.force, overwrite=args.overwrite)
+    s.export(args.out, protect=args.data, force=args.force, overwrite=args.overwrite,
+             shuffle=not args.keep_order)
     if args.report:
         s.report(args.report, overwrite=args.overwrite)
         _progress(f"report written to {args.report}")
