@@ -75,3 +75,35 @@ def test_new_ids_and_export_order_equal_pandas(silc, npartitions, tmp_path):
         warnings.simplefilter("ignore", SdcWarning)
         kept = pd.read_parquet(d.export(tmp_path / "kept.parquet", force=True, shuffle=False))
     assert kept["db030"].tolist() == p.data["db030"].tolist()
+
+
+def _small(n: int = 80, seed: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    age = rng.integers(20, 60, n)
+    df = pd.DataFrame({"sex": rng.choice(["m", "f"], n), "age": age,
+                       "age5": (age // 5 * 5).astype(str), "income": rng.gamma(2, 1000, n),
+                       "w": np.repeat([10.0, 20.0], n // 2), "rid": np.arange(1.0, n + 1)})
+    df.loc[0, "w"] = 77.0
+    df.loc[3, "rid"] = np.nan
+    df["income_k"] = (df["income"] / 1000).round(1)
+    return df.rename_axis("pid")
+
+
+def test_small_file_findings_equal_pandas(scheduler):
+    df = _small()
+
+    def steps(data):
+        s = sdc.SdcSession(data, keys=["sex", "age5"], numeric=["income"], weight="w", seed=2)
+        s.recode("age5", {"20": "20-29", "25": "20-29"})
+        return s.add_noise(["income"], noise=0.2)
+
+    a = steps(df).release_check(shuffle=False)
+    b = steps(dd.from_pandas(df, npartitions=3)).release_check(shuffle=False)
+    cols = ["severity", "check", "records"]
+    assert a[cols].equals(b[cols]) and a["variables"].tolist() == b["variables"].tolist()
+    got = {(r.check, tuple(r.variables)): r.records for r in a.itertuples()}
+    assert got[("identifier", ("rid",))] == len(df) - 1
+    assert got[("identifier", ("pid",))] == len(df)
+    assert got[("undeclared_linked", ("age5", "age"))] == int(df["age5"].isin(["20", "25"]).sum())
+    assert got[("derived", ("income_k", "income"))] == len(df)
+    assert got[("weights", ("w",))] == 1
