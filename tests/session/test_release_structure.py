@@ -302,3 +302,12 @@ def test_no_file_written_over(tmp_path):
     with pytest.raises(sdc.DataFileError, match="input file"):
         sw.save_recipe(src, overwrite=True)
     assert src.read_bytes() == before
+
+
+def test_release_check_on_unhashable_cells():
+    df = pd.DataFrame({"a": list("xyxyxyxy"), "l": [[i] for i in range(8)],
+                       "m": [[i % 2] for i in range(8)]})
+    s = sdc.SdcSession(df, keys=["a"], seed=1).recode("a", {"x": "z"})
+    found = s.release_check(shuffle=False)
+    assert _row(found, "identifier", ["l"])["records"] == 8
+    assert _row(found, "undeclared_linked", ["a", "m"])["records"] == 4

@@ -50,12 +50,21 @@ def same_values(a: pd.Series, b: pd.Series) -> np.ndarray:
 
 def plain(s: pd.Series) -> Any:
     """The values of ``s`` for counting and ordering: a categorical's codes (float, missing as
-    NaN, ordered as its categories), other columns as they are."""
+    NaN, ordered as its categories), unhashable cells as their text, other columns as they
+    are."""
     if isinstance(s.dtype, pd.CategoricalDtype):
         codes = s.cat.codes.to_numpy().astype(np.float64)
         codes[codes < 0] = np.nan
         return codes
-    return s.to_numpy() if s.dtype != object else s.to_numpy(dtype=object)
+    if s.dtype != object:
+        return s.to_numpy()
+    v = s.to_numpy(dtype=object)
+    try:
+        pd.unique(v)
+    except TypeError:  # unhashable cells (lists, dicts): counted and compared by their text
+        v = np.array([x if pd.api.types.is_scalar(x) and pd.isna(x) else str(x) for x in v],
+                     dtype=object)
+    return v
 
 
 def _glue(rel: pd.DataFrame, org: pd.DataFrame, both: list[str], offsets: list[int] | None,

@@ -73,7 +73,15 @@ def _determines_many(al: Aligned, f: Any, pairs: list[tuple[str, str]]) -> list[
 
 
 def _distinct_part(part: pd.DataFrame, cols: list[str]) -> list[tuple[int, Any]]:
-    return [(int(part[c].count()), part[c].dropna().drop_duplicates()) for c in cols]
+    out = []
+    for c in cols:
+        v = part[c].dropna()
+        try:
+            u = v.drop_duplicates()
+        except TypeError:  # unhashable cells (lists, dicts): compared by their text
+            u = v.astype(str).drop_duplicates()
+        out.append((int(part[c].count()), u))
+    return out
 
 
 def _distinct_many(al: Aligned, f: Any, cols: list[str]) -> dict[str, tuple[int, int]]:
