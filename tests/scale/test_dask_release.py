@@ -10,10 +10,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sdcsession as sdc
 from sdcsession.errors import SdcWarning
 
+dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 
 EUSILC = Path("/work/shared/conformance/data/eusilc.csv")
@@ -107,3 +110,17 @@ def test_small_file_findings_equal_pandas(scheduler):
     assert got[("undeclared_linked", ("age5", "age"))] == int(df["age5"].isin(["20", "25"]).sum())
     assert got[("derived", ("income_k", "income"))] == len(df)
     assert got[("weights", ("w",))] == 1
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.lists(st.one_of(st.integers(0, 9), st.none()), min_size=2, max_size=30),
+       st.integers(1, 4), st.integers(0, 2**32))
+def test_new_ids_dask_equal_pandas_any_partitioning(labels, npartitions, seed):
+    df = pd.DataFrame({"hid": pd.array(labels, dtype="Int64").astype("float64"),
+                       "sex": ["m", "f"] * (len(labels) // 2) + ["m"] * (len(labels) % 2)})
+    with dask.config.set(scheduler="sync"):
+        p = sdc.SdcSession(df, keys=["sex"], seed=seed).new_ids("hid")
+        d = sdc.SdcSession(dd.from_pandas(df, npartitions=npartitions), keys=["sex"],
+                           seed=seed).new_ids("hid")
+        got = d.data.compute()["hid"].reset_index(drop=True)
+    assert got.equals(p.data["hid"])
