@@ -5,7 +5,7 @@ Commands::
     sdcsession demo                         a short scenario on the bundled synthetic survey
     sdcsession risk DATA --keys a,b,c [--weight w] [--household h] [--json]
     sdcsession run RECIPE --data DATA --out OUT [--report REPORT.html] [--strict] [--force]
-                                            [--overwrite]
+                                            [--overwrite] [--keep-order]
     sdcsession measure ORIGINAL MASKED [--measures m1,m2] [--columns ...] [--json]
     sdcsession app DATA [--keys a,b,c] [--numeric x,y] [--weight w] [--household h]
                         [--port N] [--no-browser]   the workbench as a local web app (Voilà)
@@ -63,7 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     u.add_argument("--sep", help="CSV delimiter of DATA (default: sniffed)")
     u.add_argument("--force", action="store_true",
                    help="export even when the release check finds blocking problems")
-    u.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
+    u.add_argument("--overwrite", action="store_true",
+                   help="replace OUT (and REPORT) if they exist")
+    u.add_argument("--keep-order", action="store_true",
+                   help="write the records in the file's order (default: a seeded random order)")
 
     m = sub.add_parser("measure", help="utility / information-loss measures of two files")
     m.add_argument("original")
@@ -146,6 +149,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         if rp.is_dir() or not rp.parent.is_dir():
             raise _BadInput(f"--report: {args.report!r} is a directory or its directory does not "
                             "exist; give a file path such as report.html")
+        from .io.formats import _same_file
+
+        if _same_file(rp, Path(args.data)) or _same_file(rp, Path(args.recipe)) or (
+                _same_file(rp, Path(args.out))):
+            raise _BadInput(f"--report: {args.report!r} is the data, recipe or output file; give "
+                            "another path such as report.html")
+        if rp.exists() and not args.overwrite:
+            raise _BadInput(f"--report: {args.report!r} exists; pass --overwrite to replace it")
     try:
         recipe = load_recipe(args.recipe)
     except RecipeError as e:
@@ -158,9 +169,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     except (RecipeError, RoleError) as e:
         raise _BadInput(str(e).replace("\n", " ")) from e
     _progress(f"done in {time.perf_counter() - t0:.2f} s; writing {args.out}")
-    s.export(args.out, protect=args.data, force=args.force, overwrite=args.overwrite)
+    s.export(args.out, protect=args.data, force=args.force, overwrite=args.overwrite,
+             shuffle=not args.keep_order)
     if args.report:
-        s.report(args.report)
+        s.report(args.report, overwrite=args.overwrite)
         _progress(f"report written to {args.report}")
     return 0
 

@@ -63,6 +63,7 @@ TEMPLATES: dict[str, dict[str, Any]] = {
     "mv_top_code": {"columns": ["income", "expend"], "alpha": 0.025},
     "microaggregation_gower": {"columns": ["sex", "income"], "k": 3},
     "local_recode": {"columns": ["sex", "age5"], "k": 2},
+    "new_ids": {"column": "hid"},
     "generalize": {"hierarchies": {"sex": sdc.Hierarchy.from_nested({"*": ["m", "f"]})},
                    "privacy": [sdc.privacy.KAnonymity(2)], "max_suppression": 0.1},
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -25,7 +26,12 @@ def _cmd() -> list[str]:
 
 
 def run(*args: str, ok: int | None = 0) -> subprocess.CompletedProcess:
-    p = subprocess.run([*_cmd(), *map(str, args)], capture_output=True, text=True, timeout=300)
+    # the package of this checkout, not the one the console script was installed from
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [root, *([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])])}
+    p = subprocess.run([*_cmd(), *map(str, args)], capture_output=True, text=True, timeout=300,
+                       env=env)
     if ok is not None:
         assert p.returncode == ok, p.stderr
     return p
@@ -65,8 +71,12 @@ def test_run_replays_recipe_and_measure(files):
     assert "replaying 2 step(s)" in p.stderr
     released = pd.read_csv(out)
     assert "health" not in released.columns
-    pd.testing.assert_series_equal(released["marstat"], s.data["marstat"].astype(object),
+    # released in the session's random order: the replayed session's data_for_release
+    pd.testing.assert_series_equal(released["marstat"],
+                                   s.data_for_release()["marstat"].astype(object),
                                    check_names=False, check_dtype=False)
+    # record-level measures compare the files record by record: the file's order
+    run("run", recipe, "--data", data, "--out", out, "--force", "--overwrite", "--keep-order")
     m = run("measure", data, out, "--columns", "income,expend,marstat", "--json")
     rows = json.loads(m.stdout)
     changed = [r for r in rows if r["measure"] == "records_changed" and r["variable"] == "marstat"
@@ -96,6 +106,20 @@ def test_bad_input_exit_codes(files, tmp_path):
     assert "Traceback" not in p.stderr
     p = run("run", recipe, "--data", data, "--out", data, "--force", "--overwrite", ok=2)
     assert "overwrite" in p.stderr or "input" in p.stderr
+    # --report: never over an existing file without --overwrite, never over the data
+    rep = tmp_path / "rep.html"
+    rep.write_text("keep")
+    p = run("run", recipe, "--data", data, "--out", tmp_path / "o2.csv", "--force",
+            "--report", rep, ok=2)
+    assert "--overwrite" in p.stderr and rep.read_text() == "keep"
+    assert not (tmp_path / "o2.csv").exists()
+    before = Path(data).read_bytes()
+    p = run("run", recipe, "--data", data, "--out", tmp_path / "o3.csv", "--force",
+            "--overwrite", "--report", data, ok=2)
+    assert Path(data).read_bytes() == before and not (tmp_path / "o3.csv").exists()
+    run("run", recipe, "--data", data, "--out", tmp_path / "o4.csv", "--force", "--overwrite",
+        "--report", rep)
+    assert rep.read_text().startswith("<!DOCTYPE html>")
     p = run("frobnicate", ok=2)
     p = run("--debug", "risk", tmp_path / "nope.csv", "--keys", "a", ok=None)
     assert "Traceback" in p.stderr

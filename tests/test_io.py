@@ -310,9 +310,15 @@ def test_stata_export_keeps_extended_missing_distinct_from_suppressions(tmp_path
     df = read_data(path)
     s = sdc.SdcSession(df, keys=["region", "educ"], numeric=["income"], seed=1)
     s.recode("income", {3100.0: np.nan})  # a suppression of record 5's income
-    out = s.export(tmp_path / "release.dta", force=True)
+    out = s.export(tmp_path / "release.dta", force=True, shuffle=False)
     back, meta = pyreadstat.read_dta(str(out), user_missing=True)
     assert back["income"].tolist()[1:4:2] == ["a", "b"]          # .a and .b written back
     assert pd.isna(back["income"].iloc[2]) and pd.isna(back["income"].iloc[5])  # system missing
     assert back["educ"].iloc[2] == "z" and pd.isna(back["educ"].iloc[4])
     assert meta.missing_user_values == {"income": ["a", "b"], "educ": ["z"]}
+    # in random order the letters stay with their records
+    shuffled = s.export(tmp_path / "shuffled.dta", force=True)
+    back2, _ = pyreadstat.read_dta(str(shuffled), user_missing=True)
+    mine = s.data_for_release()
+    assert back2["educ"].where(back2["educ"] != "z").isna().tolist() == mine["educ"].isna().tolist()
+    assert sorted(v for v in back2["income"] if isinstance(v, str)) == ["a", "b"]

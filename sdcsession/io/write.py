@@ -1,4 +1,5 @@
-"""Writing microdata files (`write_data`): atomic, never over a protected input file."""
+"""Writing files: microdata (`write_data`) and text (`write_text`, reports and recipes): atomic,
+never over an existing file unless ``overwrite=True``, never over a protected input file."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import DataFileError, SdcError
+from ..errors import DataFileError, ParameterError, SdcError
 from .formats import FORMATS, _pyreadstat, _require_pyarrow, _same_file, format_of
 from .labels import _categories_to_labelled, _column_labels
 
-__all__ = ["write_data"]
+__all__ = ["write_data", "write_text", "check_target", "protected_paths"]
+
+_PATHLIKE = (str, os.PathLike)
 
 
 def write_data(
@@ -23,15 +26,16 @@ def write_data(
     *,
     format: str | None = None,
     protect: str | os.PathLike[str] | Iterable[str | os.PathLike[str]] | None = None,
-    overwrite: bool = True,
+    overwrite: bool = False,
     sep: str | None = None,
     **kw: Any,
 ) -> Path:
     """Write a DataFrame to ``path`` in the format given by its extension; return the path.
 
-    Algorithm: checks first (``path`` is not one of the ``protect`` paths — compared as the same
-    file on disk —, its directory exists and is writable, ``overwrite`` allows replacing an
-    existing file), then writes to a temporary file next to ``path`` and renames it into place, so
+    Algorithm: checks first (``path`` is not one of the ``protect`` paths nor the file ``df`` was
+    read from — ``df.attrs["source"]``, set by `read_data` —, compared as the same file on disk;
+    its directory exists and is writable; an existing file is replaced only with
+    ``overwrite=True``, a real boolean: ``"no"`` is a `ParameterError`), then writes to a temporary file next to ``path`` and renames it into place, so
     a failed write leaves no partial file. The index is not written. CSV: ``sep`` (default ","; tab
     for .tsv), missing values as empty fields, categories as their values. Parquet: pandas dtypes
     are preserved (pyarrow). Stata/SPSS: categorical columns as codes 1..k with value labels (see
@@ -63,25 +67,8 @@ def write_data(
     fmt = format_of(p, format)
     if not FORMATS[fmt][1]:
         raise DataFileError(f"{p}: writing the {fmt} format is not supported (read only)")
-    if protect is not None:
-        prot = [protect] if isinstance(protect, (str, os.PathLike)) else list(protect)
-        for q in prot:
-            if _same_file(p, Path(q)):
-                raise DataFileError(
-                    f"{p}: refusing to overwrite the input file {Path(q)}; "
-                    "choose another output path"
-                )
-    if p.is_dir():
-        raise DataFileError(f"{p}: is a directory; give a file name for the output")
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise DataFileError(f"{p}: cannot write, the directory {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise DataFileError(f"{p}: cannot write, no write permission in {parent}")
-    if p.exists() and not overwrite:
-        raise DataFileError(f"{p}: the file exists; pass overwrite=True to replace it")
-    if p.exists() and not os.access(p, os.W_OK):
-        raise DataFileError(f"{p}: cannot write, the existing file is read-only")
+    source = df.attrs.get("source") if isinstance(df.attrs, dict) else None
+    check_target(p, overwrite=overwrite, protect=protected_paths(protect, source))
     if fmt == "parquet":
         _require_pyarrow()
     elif fmt in ("stata", "spss", "xport"):
@@ -98,7 +85,9 @@ def write_data(
             df.to_parquet(tmp, engine="pyarrow", index=False, **kw)
         else:
             _write_readstat(df, tmp, fmt, kw)
-        os.replace(tmp, p)
+        _place(tmp, p, overwrite)
+    except FileExistsError:
+        raise DataFileError(f"{p}: the file exists; pass overwrite=True to replace it") from None
     except SdcError:
         raise
     except PermissionError:
@@ -161,3 +150,100 @@ def _with_extended_missing(data: pd.DataFrame, extended: dict[str, dict[str, lis
         if letters:
             new[col], used[col] = s, sorted(letters)
     return (data.assign(**new) if new else data), used
+
+
+def protected_paths(protect: Any, *more: Any) -> list[Path]:
+    """``protect`` (a path or an iterable of paths, or None) and the ``more`` paths that are
+    not None, as a list of paths (`ParameterError` for anything else)."""
+    if protect is None:
+        items: list[Any] = []
+    elif isinstance(protect, _PATHLIKE):
+        items = [protect]
+    elif isinstance(protect, Iterable) and not isinstance(protect, (bytes, dict)):
+        items = list(protect)
+    else:
+        raise ParameterError(f"protect: expected a path or a list of paths, got {protect!r:.60}")
+    items += [m for m in more if m is not None]
+    bad = [q for q in items if not isinstance(q, _PATHLIKE)]
+    if bad:
+        raise ParameterError(f"protect: expected paths, got {bad[0]!r:.60}")
+    return [Path(q) for q in items]
+
+
+def check_target(path: Path, *, overwrite: Any, protect: Iterable[Path] = ()) -> None:
+    """Refuse to write ``path`` (`DataFileError`) when it is a protected path (the input data),
+    a directory, in a missing or read-only directory, or an existing file without
+    ``overwrite=True``; ``overwrite`` must be True or False (`ParameterError`)."""
+    import numpy as np
+
+    if not isinstance(overwrite, (bool, np.bool_)):
+        raise ParameterError(f"overwrite: expected True or False, got {overwrite!r:.60}")
+    for q in protect:
+        if _same_file(path, Path(q)):
+            raise DataFileError(f"{path}: refusing to overwrite the input file {Path(q)}; "
+                                "choose another output path")
+    if path.is_dir():
+        raise DataFileError(f"{path}: is a directory; give a file name for the output")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise DataFileError(f"{path}: cannot write, the directory {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise DataFileError(f"{path}: cannot write, no write permission in {parent}")
+    if path.exists() and not overwrite:
+        raise DataFileError(f"{path}: the file exists; pass overwrite=True to replace it")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise DataFileError(f"{path}: cannot write, the existing file is read-only")
+
+
+def write_text(path: str | os.PathLike[str], text: str, *, overwrite: bool = False,
+               protect: Any = None) -> Path:
+    """Write ``text`` (UTF-8) to ``path``; return the path.
+
+    Algorithm: `check_target` first (never over a ``protect`` path, never over an existing file
+    unless ``overwrite=True``), then a temporary file next to ``path`` renamed into place: a
+    failed write leaves no partial file; without ``overwrite`` the final step is an exclusive
+    link, so a file created meanwhile is not replaced either.
+
+    Example
+    -------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     p = write_text(pathlib.Path(d) / "a.txt", "hi")
+    ...     try:
+    ...         write_text(p, "again")
+    ...     except DataFileError:
+    ...         print(p.read_text())
+    hi
+    """
+    if not isinstance(path, _PATHLIKE) or not str(path).strip():
+        raise ParameterError(f"path: expected a file path (str or pathlib.Path), got {path!r:.60}")
+    p = Path(path)
+    check_target(p, overwrite=overwrite, protect=protected_paths(protect))
+    tmp = p.with_name(f".{p.name}.tmp-{uuid.uuid4().hex[:8]}")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        _place(tmp, p, overwrite)
+    except FileExistsError:
+        raise DataFileError(f"{p}: the file exists; pass overwrite=True to replace it") from None
+    except OSError as e:
+        raise DataFileError(f"{p}: cannot write: {e.strerror or e}") from None
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return p
+
+
+def _place(tmp: Path, path: Path, overwrite: bool) -> None:
+    """Move the written temporary file into place: replacing ``path`` only with ``overwrite``;
+    otherwise a hard link, which fails (`FileExistsError`) if ``path`` appeared meanwhile."""
+    if overwrite:
+        os.replace(tmp, path)
+        return
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links: the checked rename
+        if path.exists():
+            raise FileExistsError(str(path)) from None
+        os.replace(tmp, path)

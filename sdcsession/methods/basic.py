@@ -1,4 +1,5 @@
-"""Simple treatments: `Recode` (map categories) and `RemoveColumns`.
+"""Simple treatments: `Recode` (map categories), `RemoveColumns` and `NewIds` (random ids that
+keep the grouping of an id column).
 
 Example
 -------
@@ -23,7 +24,8 @@ from ..errors import ParameterError, TreatmentError
 from ..roles import Roles
 from .base import Result, Treatment, check_label, check_size, param_names, require_columns
 
-__all__ = ["Recode", "RemoveColumns", "recode_values"]
+__all__ = ["Recode", "RemoveColumns", "NewIds", "recode_values", "observed_ids", "new_id_mapping",
+           "replace_ids"]
 
 
 def recode_values(s: pd.Series, mapping: dict[Any, Any]) -> pd.Series:
@@ -140,3 +142,139 @@ class RemoveColumns(Treatment):
     def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
         return Result(data.drop(columns=list(self.columns)), roles=roles.without(self.columns),
                       notes={"removed": list(self.columns)})
+
+
+# ------------------------------------------------------------------------------ new ids
+def observed_ids(values: Any) -> np.ndarray:
+    """The distinct non-missing values of an id column in canonical order (an object array):
+    sorted by value, or by (type name, text) when the values cannot be compared (mixed types).
+    The order depends only on the set of values, so every engine and partitioning gets the same.
+
+    Missing values: left out.
+
+    >>> observed_ids(pd.Series([3, None, 1, 3])).tolist()
+    [1.0, 3.0]
+    """
+    s = pd.Series(values)
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        s = s.astype(object)
+    u = pd.unique(s.dropna())
+    vals = list(np.asarray(u, dtype=object))
+    try:
+        vals.sort()
+    except TypeError:
+        vals.sort(key=lambda v: (type(v).__name__, str(v)))
+    out = np.empty(len(vals), dtype=object)
+    out[:] = vals
+    return out
+
+
+def _as_number(v: Any) -> float | None:
+    if isinstance(v, (bool, np.bool_)):
+        return None
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        return float(v)
+    return None
+
+
+def new_id_mapping(ids: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """New ids for the distinct ``ids`` (canonical order, `observed_ids`): a random permutation
+    of 1..G (G = number of distinct ids), drawn with ``rng.permutation(G)``, then corrected so
+    that no new id equals the old id it replaces (when G >= 2): the groups whose new id equals
+    their old (numeric) id take the new ids of each other in a cycle, or, when only one group
+    does, it exchanges its new id with the next group. Either way the result stays a permutation
+    of 1..G and no group keeps its id.
+
+    Reference: sdcMicro's ``createNewID`` (Templ, Kowarik and Meindl 2015, J. Stat. Softw. 67(4)),
+    sdcApp's "Create new IDs".
+
+    Missing values: none here (missing ids are left out by `observed_ids` and stay missing).
+
+    >>> new_id_mapping(np.array([1, 2, 3], dtype=object), np.random.default_rng(0)).tolist()
+    [3, 1, 2]
+    """
+    g = len(ids)
+    new = rng.permutation(g).astype(np.int64) + 1
+    if g < 2:
+        return new
+    old = np.array([_as_number(v) if _as_number(v) is not None else np.nan for v in ids])
+    fixed = np.flatnonzero(old == new)
+    if len(fixed) >= 2:
+        new[fixed] = new[np.roll(fixed, -1)]
+    elif len(fixed) == 1:
+        f = int(fixed[0])
+        o = (f + 1) % g
+        new[f], new[o] = new[o], new[f]
+    return new
+
+
+def replace_ids(s: pd.Series, ids: np.ndarray, new: np.ndarray, nullable: bool) -> pd.Series:
+    """``s`` with every id ``ids[i]`` replaced by ``new[i]`` (int64; pandas' nullable ``Int64``
+    when ``nullable``, the missing ids staying missing)."""
+    v = s.astype(object) if isinstance(s.dtype, pd.CategoricalDtype) else s
+    codes = pd.Index(ids, dtype=object).get_indexer(v.astype(object))
+    if nullable:
+        vals = new[np.maximum(codes, 0)] if len(new) else np.zeros(len(codes), np.int64)
+        arr = pd.array(vals, dtype="Int64")
+        arr[codes < 0] = pd.NA
+        return pd.Series(arr, index=s.index, name=s.name)
+    if (codes < 0).any():
+        raise TreatmentError(f"new_ids: column {s.name!r} has a value that is not a known id")
+    return pd.Series(new[codes] if len(new) else np.zeros(0, np.int64), index=s.index,
+                     name=s.name, dtype=np.int64)
+
+
+@attrs.frozen
+class NewIds(Treatment):
+    """Replace an id column (the household id, or a record id with no role) by random ids
+    1..G that keep its grouping: records that shared an id share a new one, records that did
+    not, do not; no group keeps its old id (when G >= 2). The mapping is drawn from the step's
+    generator (`new_id_mapping`), so a recipe replays it.
+
+    Algorithm: the G distinct ids in canonical order (`observed_ids`), a permutation of 1..G,
+    every record's id mapped through it. Reference: sdcMicro's ``createNewID``.
+
+    Missing values: a missing id stays missing (the column becomes pandas' nullable ``Int64``).
+
+    The column may be the household id or a column with no role; key, numeric, weight, strata,
+    sensitive, PRAM and linked variables are refused (`TreatmentError`), and so are direct
+    identifiers (they are never released: remove them).
+
+    Example
+    -------
+    >>> df = pd.DataFrame({"hid": [7, 7, 9, 4], "sex": ["m", "f", "m", "f"]})
+    >>> out = NewIds("hid").apply(df, Roles(keys=("sex",), household="hid"),
+    ...                           np.random.default_rng(1)).data["hid"].tolist()
+    >>> out[0] == out[1] and len(set(out)) == 3 and sorted(set(out)) == [1, 2, 3]
+    True
+    """
+
+    type = "new_ids"
+
+    column: str = attrs.field()
+
+    @column.validator
+    def _c(self, _a: Any, v: Any) -> None:
+        if not isinstance(v, str) or not v:
+            raise ParameterError(f"column: expected a column name, got {v!r:.60}")
+
+    def check(self, data: pd.DataFrame, roles: Roles) -> None:
+        require_columns(data, [self.column], "new_ids")
+        if self.column == roles.household:
+            return
+        role = roles.role_of(self.column)
+        if role:
+            raise TreatmentError(
+                f"new_ids: column {self.column!r} has the role(s) {', '.join(role)}; new ids "
+                "replace the household id or an id column with no role"
+                + (" (a direct identifier is never released: remove it)"
+                   if "identifiers" in role else ""))
+
+    def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
+        s = data[self.column]
+        ids = observed_ids(s)
+        new = new_id_mapping(ids, rng)
+        missing = int(s.isna().sum())
+        out = replace_ids(s, ids, new, nullable=missing > 0)
+        return Result(data.assign(**{self.column: out}),
+                      notes={"column": self.column, "groups": len(ids), "missing": missing})

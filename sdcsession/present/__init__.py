@@ -47,19 +47,21 @@ def _session_compare(self: SdcSession, *others: Any, measures: Any = None) -> pd
 
 @register_method(SdcSession, "report")
 def _session_report(self: SdcSession, path: Any = None, *others: Any, internal: bool = False,
-                    title: str | None = None, figures: bool = True) -> Any:
+                    title: str | None = None, figures: bool = True,
+                    overwrite: bool = False) -> Any:
     """Self-contained HTML report of this scenario (and ``others``); see `sdcsession.report`.
 
     With ``path`` the report is written there and the `pathlib.Path` is returned; without, a
     `sdcsession.present.report.Report` (shown in a notebook, ``.save(path)``, ``.html``). Every
-    argument is checked (`ParameterError` naming it) before anything is built.
+    argument is checked (`ParameterError` naming it) before anything is built. An existing file
+    is replaced only with ``overwrite=True``, the file the data were read from never.
     """
     from .report import _check_args, _sessions
 
-    _check_args(path, internal, title, figures)
-    if others:
-        _sessions(others, "others")
-    return report(self, *others, path=path, internal=internal, title=title, figures=figures)
+    ss = [self, *(_sessions(others, "others") if others else [])]
+    _check_args(path, internal, title, figures, overwrite, ss)
+    return report(self, *others, path=path, internal=internal, title=title, figures=figures,
+                  overwrite=overwrite)
 
 
 @register_method(SessionPlots, "lattice")

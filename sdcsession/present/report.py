@@ -110,16 +110,18 @@ class Report:
     Report 't' (43 characters of HTML; .save(path) writes it, .html is the text)
     """
 
-    def __init__(self, html: str, title: str) -> None:
+    def __init__(self, html: str, title: str, sessions: list[Any] | None = None) -> None:
         self.html = html
         self.title = title
+        self._sessions = list(sessions or [])  # their data files are never written over
 
-    def save(self, path: str | Path) -> Path:
-        """Write the report to ``path`` (a file whose directory exists) and return the path."""
-        p = _check_args(path, False, None, True)
+    def save(self, path: str | Path, *, overwrite: bool = False) -> Path:
+        """Write the report to ``path`` (a file whose directory exists; an existing file only
+        with ``overwrite=True``) and return the path."""
+        p = _check_args(path, False, None, True, overwrite, self._sessions)
         if p is None:
             raise ParameterError("path: expected a file path (str or pathlib.Path), got None")
-        return _write(p, self.html)
+        return _write(p, self.html, overwrite, self._sessions)
 
     def __repr__(self) -> str:
         return (f"Report {self.title!r} ({len(self.html):,} characters of HTML; .save(path) "
@@ -130,13 +132,17 @@ class Report:
                 f'border:1px solid #ccd" srcdoc="{esc(self.html)}"></iframe>')
 
 
-def _write(path: Path, html: str) -> Path:
-    try:
-        path.write_text(html, encoding="utf-8")
-    except (OSError, ValueError) as e:
-        raise DataFileError(f"{path}: cannot write the report: "
-                            f"{getattr(e, 'strerror', None) or e}") from e
-    return path
+def _sources(sessions: list[Any]) -> list[Any]:
+    """The data files the sessions were read from (never written over)."""
+    return [src for s in sessions
+            if (src := getattr(getattr(s, "_tree", None), "source", None)) is not None]
+
+
+def _write(path: Path, html: str, overwrite: bool = False,
+           sessions: list[Any] | None = None) -> Path:
+    from ..io.write import write_text
+
+    return write_text(path, html, overwrite=overwrite, protect=_sources(sessions or []))
 
 
 def _sessions(items: tuple[Any, ...], what: str = "sessions") -> list[Any]:
@@ -182,9 +188,10 @@ def _finite(s: Any) -> np.ndarray:
     return v[~np.isnan(v)]
 
 
-def _check_args(path: Any, internal: Any, title: Any, figures: Any) -> Path | None:
+def _check_args(path: Any, internal: Any, title: Any, figures: Any, overwrite: Any = False,
+                sessions: list[Any] | None = None) -> Path | None:
     """The output path (or None), checked before anything is built (see `report`)."""
-    for name, flag in (("internal", internal), ("figures", figures)):
+    for name, flag in (("internal", internal), ("figures", figures), ("overwrite", overwrite)):
         if not isinstance(flag, (bool, np.bool_)):
             raise ParameterError(f"{name}: expected True or False, got {flag!r}"[:200])
     if title is not None and not isinstance(title, str):
@@ -203,6 +210,9 @@ def _check_args(path: Any, internal: Any, title: Any, figures: Any) -> Path | No
         raise DataFileError(f"{p}: the directory {str(p.parent)!r} does not exist")
     if not os.access(p.parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
         raise DataFileError(f"{p}: permission denied, cannot write the report there")
+    from ..io.write import check_target
+
+    check_target(p, overwrite=overwrite, protect=[Path(q) for q in _sources(sessions or [])])
     return p
 
 
@@ -211,7 +221,8 @@ def _check_args(path: Any, internal: Any, title: Any, figures: Any) -> Path | No
 
 # --------------------------------------------------------------------------------- report
 def report(*sessions: Any, path: str | Path | None = None, internal: bool = False,
-           title: str | None = None, figures: bool = True) -> Path | Report:
+           title: str | None = None, figures: bool = True,
+           overwrite: bool = False) -> Path | Report:
     """A self-contained HTML report of one or more scenarios; written to ``path`` if given.
 
     Sections: data (sizes, roles, aggregates per variable), scenarios (steps with parameters,
@@ -230,7 +241,8 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     ``html`` is the text; in a notebook it shows the report, and ``.save(path)`` writes it) —
     never the long HTML string itself. Arguments are checked before anything is computed: sessions
     (`ParameterError` for anything else), ``path`` (None or a file path whose directory exists:
-    `ParameterError` / `DataFileError`), ``internal`` and ``figures`` (True or False), ``title``
+    `ParameterError` / `DataFileError`; an existing file is replaced only with
+    ``overwrite=True``, the file a session's data were read from never), ``internal`` and ``figures`` (True or False), ``title``
     (a string or None).
 
     Example
@@ -244,7 +256,7 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     from .compare import compare, frontier, pick_loss
 
     ss = _sessions(sessions)
-    out_path = _check_args(path, internal, title, figures)
+    out_path = _check_args(path, internal, title, figures, overwrite, ss)
     for s in ss[1:]:
         if s.history[0] is not ss[0].history[0]:
             warnings.warn("report: the scenarios do not share one original; the data section "
@@ -356,5 +368,5 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     out.append("</body></html>")
     html = "\n".join(out)
     if out_path is not None:
-        return _write(out_path, html)
-    return Report(html, title)
+        return _write(out_path, html, overwrite, ss)
+    return Report(html, title, ss)

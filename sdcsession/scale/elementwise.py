@@ -1,6 +1,6 @@
 """Treatments on Dask frames: a registry mapping a `Treatment` type to its distributed apply,
 and the element-wise treatments (recode, global recode, grouping, top/bottom coding, rounding,
-removing columns).
+removing columns, new ids).
 
 An element-wise treatment changes each value from the value alone, once its global parameters are
 known: those (values present, minimum and maximum for computed breaks, the categories of the
@@ -35,7 +35,15 @@ import pandas as pd
 
 from ..errors import TreatmentError
 from ..methods.base import Treatment, require_columns
-from ..methods.basic import Recode, RemoveColumns, recode_values
+from ..methods.basic import (
+    NewIds,
+    Recode,
+    RemoveColumns,
+    new_id_mapping,
+    observed_ids,
+    recode_values,
+    replace_ids,
+)
 from ..methods.recoding.grouping import GroupCategories, group_categories
 from ..methods.recoding.rounding import RoundValues
 from ..methods.recoding.top_bottom import TopBottomCode
@@ -171,6 +179,36 @@ def _remove(t: RemoveColumns, ddf: Any, roles: Roles, seed: int, progress: Any,
             ) -> DistributedResult:
     return DistributedResult(ddf.drop(columns=list(t.columns)), roles=roles.without(t.columns),
                              notes={"removed": list(t.columns)})
+
+
+# ------------------------------------------------------------------------------ new ids
+def _ids_part(part: pd.DataFrame, column: str) -> tuple[np.ndarray, int]:
+    return observed_ids(part[column]), int(part[column].isna().sum())
+
+
+def _ids_kernel(part: pd.DataFrame, column: str, ids: np.ndarray, new: np.ndarray,
+                nullable: bool) -> pd.DataFrame:
+    return pd.DataFrame({column: replace_ids(part[column], ids, new, nullable)}, index=part.index)
+
+
+@distributed(NewIds)
+def _new_ids(t: NewIds, ddf: Any, roles: Roles, seed: int, progress: Any) -> DistributedResult:
+    """The distinct ids of every partition, united in the canonical order on the client (the
+    same order as in memory), the same seeded mapping, applied partition by partition."""
+    import dask
+
+    t.check(ddf._meta, roles)
+    parts = compute(*[dask.delayed(_ids_part)(p, t.column) for p in ddf[[t.column]].to_delayed()],
+                    progress=progress)
+    ids = observed_ids(np.concatenate([u for u, _ in parts]) if parts else [])
+    missing = sum(m for _, m in parts)
+    new = new_id_mapping(ids, np.random.default_rng(seed))
+    dtype = "Int64" if missing else "int64"
+    new_col = map_columns(ddf, [t.column], _ids_kernel, t.column, ids, new, missing > 0,
+                          meta=pd.DataFrame({t.column: pd.Series(dtype=dtype)}),
+                          progress=progress)
+    return DistributedResult(replace_columns(ddf, new_col),
+                             notes={"column": t.column, "groups": len(ids), "missing": missing})
 
 
 # ----------------------------------------------------------------------- global recode

@@ -49,7 +49,7 @@ _COLUMN_PARAMS = ("column", "columns", "by", "sort_by")
 #: treatments meant for continuous variables (never for categorical key variables)
 NUMERIC_TREATMENTS = frozenset({"add_noise", "microaggregation", "rank_swap", "shuffle"})
 #: treatments that may name any column (they remove it rather than change values)
-_ANY_COLUMN = frozenset({"remove_columns"})
+_ANY_COLUMN = frozenset({"remove_columns", "new_ids"})  # new_ids checks its own column
 
 
 def treatment_columns(treatment: Any) -> list[str]:

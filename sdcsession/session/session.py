@@ -38,7 +38,7 @@ from .contracts import ContractsMixin
 from .guards import check_identifiers, follow_linked
 from .history import HistoryView, Step, Tree, step_seed
 from .optimize import optimize as _optimize
-from .release.check import export, release_check, release_data
+from .release.methods import SessionRelease
 from .state import State
 from .sweeps.grid import register_session_class
 from .sweeps.grid import sweep as _sweep
@@ -51,7 +51,7 @@ from .views.utility_view import UtilitySummary
 __all__ = ["SdcSession", "HistoryView"]
 
 
-class SdcSession(TreatmentMethods, ContractsMixin):
+class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin):
     """An anonymisation session: roles, the original data, a history tree and a HEAD.
 
     The roles (see `Roles`) are validated against ``data``: every problem is listed in one
@@ -354,48 +354,6 @@ class SdcSession(TreatmentMethods, ContractsMixin):
         """Remove columns from the released data (and from every role)."""
         return self.apply(RemoveColumns(columns))
 
-    # ----------------------------------------------------------------- release
-    def data_for_release(self) -> pd.DataFrame:
-        """The data as they would be released: the current state without the direct identifiers
-        (a copy-on-write view; changing it never changes the session)."""
-        if self.state.distributed:
-            d = self.state.data
-            drop = [c for c in self.roles.identifiers if c in d.columns]
-            return d.drop(columns=drop) if drop else d
-        return release_data(self)
-
-    def release_check(self, *, k: int | None = None, risk_threshold: float = 0.1) -> pd.DataFrame:
-        """Findings that stand between the current state and a safe release (see
-        `sdcsession.session.release.check.release_check`): one row per finding with its severity
-        (``block`` / ``warn``), the variables and the number of records concerned."""
-        if self.state.distributed:
-            from .distributed.steps import release_check as dask_release_check
-
-            return dask_release_check(self, k=k, risk_threshold=risk_threshold)
-        return release_check(self, k=k, risk_threshold=risk_threshold)
-
-    def export(self, path: Any, *, force: bool = False, overwrite: bool = False,
-               protect: Any = None, k: int | None = None, risk_threshold: float = 0.1,
-               **kw: Any) -> Any:
-        """Write the released data (`data_for_release`) to ``path`` in the format of its
-        extension, after the release check (see `sdcsession.session.release.check.export`).
-
-        ``block`` findings stop the export with a `ReleaseError` listing them unless
-        ``force=True``; ``warn`` findings are issued as one `SdcWarning`. An existing file is
-        replaced only with ``overwrite=True``, and never the file the data were read from (nor the
-        ``protect`` paths). Returns the path written.
-
-        A Dask session writes a partitioned Parquet dataset into the directory ``path`` (each
-        worker writes its partitions).
-        """
-        if self.state.distributed:
-            from .distributed.steps import export as dask_export
-
-            return dask_export(self, path, force=force, overwrite=overwrite, protect=protect,
-                               k=k, risk_threshold=risk_threshold, **kw)
-        return export(self, path, force=force, overwrite=overwrite, protect=protect, k=k,
-                      risk_threshold=risk_threshold, **kw)
-
     # ---------------------------------------------------------------- recipes
     def to_recipe(self) -> dict[str, Any]:
         """The scenario from the root to HEAD as a JSON-serialisable recipe (see `sdcsession.session.recipes.recipe`)."""
@@ -403,11 +361,12 @@ class SdcSession(TreatmentMethods, ContractsMixin):
 
         return to_recipe(self)
 
-    def save_recipe(self, path: str) -> Any:
-        """Write `to_recipe` to ``path`` as JSON."""
+    def save_recipe(self, path: str, *, overwrite: bool = False) -> Any:
+        """Write `to_recipe` to ``path`` as JSON (an existing file only with ``overwrite=True``,
+        never the file the data were read from)."""
         from .recipes.recipe import save_recipe
 
-        return save_recipe(self, path)
+        return save_recipe(self, path, overwrite=overwrite)
 
     @classmethod
     def from_recipe(cls, data: pd.DataFrame, recipe: Any, *, strict: bool = False,
@@ -431,8 +390,9 @@ class SdcSession(TreatmentMethods, ContractsMixin):
         opts = recipe.get("options") or {}
         if not isinstance(opts, Mapping) or set(opts) - {"alpha", "k"}:
             raise RecipeError(f"options: expected a mapping with alpha and k, got {opts!r}")
+        source = None if dask or not isinstance(data.attrs, dict) else data.attrs.get("source")
         s._init(data if dask else data.copy(deep=True), roles, seed,
-                name or recorded_name or "main", **opts)
+                name or recorded_name or "main", source=source, **opts)
         s._restore_contracts(recipe)
         for t, step_seed_ in steps:
             s.apply(t, seed=step_seed_)

@@ -149,7 +149,7 @@ def test_spss_export_keeps_codes_labels_and_user_missing(tmp_path):
     s.add_noise(["income"], noise=0.1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SdcWarning)
-        out = s.export(tmp_path / "release.sav", force=True)
+        out = s.export(tmp_path / "release.sav", force=True, shuffle=False)
     back, meta = pyreadstat.read_sav(str(out), user_missing=True)
     q_labels = {int(k): v for k, v in meta.variable_value_labels["q"].items()}
     present = set(s.data["q"].dropna())

@@ -79,13 +79,17 @@ def app_notebook(data: str | Path, *, seed: int | None = None, sep: str | None =
     }
 
 
-def write_app_notebook(directory: str | Path, data: str | Path, **kw: Any) -> Path:
-    """Write `app_notebook` to ``directory/workbench.ipynb`` and return its path."""
+def write_app_notebook(directory: str | Path, data: str | Path, *, overwrite: bool = False,
+                       **kw: Any) -> Path:
+    """Write `app_notebook` to ``directory/workbench.ipynb`` and return its path (an existing
+    notebook only with ``overwrite=True``, never the data file)."""
     import json
 
+    from ...io.write import write_text
+
     out = Path(directory) / "workbench.ipynb"
-    out.write_text(json.dumps(app_notebook(data, **kw), indent=1), encoding="utf-8")
-    return out
+    return write_text(out, json.dumps(app_notebook(data, **kw), indent=1), overwrite=overwrite,
+                      protect=data)
 
 
 def free_port() -> int:

@@ -1,22 +1,21 @@
 """Sessions over Dask frames.
 
-- `steps`: validating roles, running a step as Dask work, linked variables;
+- `steps`: validating roles, running a step as Dask work, linked variables, the export;
+- `release`: the release check of a Dask state;
 - `views`: risk and utility of a Dask session, with the names of the in-memory views.
 
-The old module ``sdcsession.session.distributed`` is this package: its names (``run_step``,
-``release_check``, ``export``, ...) are those of `steps`, loaded on first use (the package path
-itself cannot be mapped to one of its own modules).
+The names of `steps` are also attributes of this package (its old module path).
 """
 
-__all__ = ["validate_roles", "run_step", "release_check", "export", "n_records"]
+import importlib
+
+__all__ = []
 
 
 def __getattr__(name: str) -> object:
-    """Names of `steps` (this package replaces the old module of that content; imported on
-    first use, since it works with Dask)."""
+    """Names of `steps`, which this package replaces (its old module path)."""
     if not name.startswith("__"):
-        from . import steps
-
+        steps = importlib.import_module(f"{__name__}.steps")
         if hasattr(steps, name):
             return getattr(steps, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,6 @@
-"""Sessions over Dask frames: validating roles, running a step as Dask work, linked variables,
-the release check and the export of a Dask state. Imported only when a Dask frame is given, so
-``import sdcsession`` never imports dask.
+"""Sessions over Dask frames: validating roles, running a step as Dask work, linked variables
+(the export is in `sdcsession.session.distributed.release`). Imported only when a Dask frame is
+given, so ``import sdcsession`` never imports dask.
 
 A state of a Dask session holds a lazy Dask frame: the previous state's frame with the changed
 columns replaced by persisted ones (computed once, kept on the workers). Undo, redo, branches and
@@ -22,20 +22,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 
-from ...errors import ParameterError, RoleError, TreatmentError
+from ...errors import RoleError, TreatmentError
 from ...methods.base import Treatment
 from ...roles import Roles
 from ..guards import check_identifiers, linked_hits
-from ..release.check import check_export_flags, enforce_release_check
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..session import SdcSession
     from ..state import State
 
-__all__ = ["validate_roles", "run_step", "release_check", "export", "n_records"]
+__all__ = ["validate_roles", "run_step", "n_records"]
 
 
 def validate_roles(roles: Roles, ddf: Any) -> Any:
@@ -139,81 +136,3 @@ def run_step(treatment: Treatment, state: State, seed: int) -> tuple[Any, Roles,
     notes = dict(res.notes)
     data = _follow_linked(state.data, res.data, roles, notes)
     return data, roles, notes
-
-
-def release_check(session: SdcSession, *, k: int | None = None,
-                  risk_threshold: float = 0.1) -> pd.DataFrame:
-    """The release check of a Dask state: ``untreated``, ``k_anonymity``, ``risk``,
-    ``numeric`` (unperturbed numeric variables) and ``no_role`` findings as for pandas. The
-    ``identifier`` and ``linked`` checks of the in-memory check are not run on Dask (declare the
-    identifiers; linked variables follow suppressions in every step)."""
-    import dask
-
-    from ...methods.base import check_number
-    from ...scale._base import compute
-    from ..release.check import _finding, _same, findings_table
-
-    k = session.k if k is None else k
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < 2**31:
-        raise ParameterError(f"k: expected an integer >= 1, got {k!r}")
-    thr = check_number("risk_threshold", risk_threshold, 0, 1, lo_open=True)
-    state, roles = session.state, session.roles
-    n = state.n
-    out: list[dict[str, Any]] = []
-    if session.head.parent is None:
-        out.append(_finding("block", "untreated", [], n,
-                            "the state is the untreated original: apply treatments first"))
-    keys = [c for c in roles.keys if c in state.data.columns]
-    if keys:
-        viol = session.risk.k_violations(k)
-        if viol:
-            out.append(_finding("block", "k_anonymity", keys, viol,
-                                f"{viol:,} record(s) violate {k}-anonymity on the key variables"))
-        risk = session.risk.individual
-        (above,) = compute(risk.map_partitions(lambda r: pd.Series([int((r > thr).sum())]),
-                                               meta=pd.Series(dtype="int64")).sum())
-        if above:
-            out.append(_finding("warn", "risk", keys, int(above),
-                                f"{int(above):,} record(s) have an individual risk above {thr:g}"))
-    num = [c for c in roles.numeric if c in state.data.columns and c in state.original.columns]
-    if num and state.data.npartitions == state.original.npartitions:
-        same = compute(*[dask.delayed(lambda a, b: [bool(_same(a[c], b[c]).all()) for c in num])(
-            a, b) for a, b in zip(state.data[num].to_delayed(), state.original[num].to_delayed())])
-        for j, c in enumerate(num):
-            if all(s[j] for s in same):
-                out.append(_finding("warn", "numeric", [c], n,
-                                    f"numeric variable {c!r} is released unperturbed"))
-    roled = set(roles.columns())
-    free = [c for c in state.data.columns if c not in roled and c not in roles.identifiers]
-    if free:
-        out.append(_finding("warn", "no_role", free, n,
-                            f"column(s) with no role are released as they are: {free}"))
-    return findings_table(out)
-
-
-def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bool = False,
-           protect: Any = None, k: int | None = None, risk_threshold: float = 0.1,
-           **kw: Any) -> Any:
-    """Run the release check, then write the released data (without direct identifiers) as a
-    partitioned Parquet dataset into the directory ``path`` (`sdcsession.scale.parquet`)."""
-
-    from ...scale.parquet import write_parquet
-
-    check_export_flags(force=force, overwrite=overwrite)
-    if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
-        raise ParameterError(f"path: expected a directory path (str or pathlib.Path), got "
-                             f"{path!r:.60}")
-    if str(path).lower().endswith((".csv", ".tsv", ".dta", ".sav", ".xpt", ".sas7bdat")):
-        raise ParameterError(f"path: a Dask session exports a partitioned Parquet dataset (a "
-                             f"directory, e.g. 'release/' or 'release.parquet'), got {path!r}")
-    enforce_release_check(release_check(session, k=k, risk_threshold=risk_threshold), force)
-    protected = [protect] if isinstance(protect, (str, bytes)) or hasattr(protect, "__fspath__") \
-        else list(protect or [])
-    source = getattr(session._tree, "source", None)
-    if source:
-        protected.append(source)
-    data = session.state.data
-    drop = [c for c in session.roles.identifiers if c in data.columns]
-    if drop:
-        data = data.drop(columns=drop)
-    return write_parquet(data, path, overwrite=overwrite, protect=protected, **kw)

@@ -306,23 +306,24 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
     return out
 
 
-def save_recipe(session: SdcSession, path: str | Path) -> Path:
+def save_recipe(session: SdcSession, path: str | Path, *, overwrite: bool = False) -> Path:
     """Write ``session.to_recipe()`` as indented UTF-8 JSON; returns the path.
 
     ``path`` must be a file path (`ParameterError` otherwise) whose directory exists (`RecipeError`
-    otherwise); both are checked before anything is written.
+    otherwise); an existing file is replaced only with ``overwrite=True`` and the file the
+    session's data were read from never (`DataFileError`). All is checked before anything is
+    written.
     """
+    from ...io.write import write_text
+
     p = _path(path, "path", ParameterError)
     if p.is_dir():
         raise RecipeError(f"path: {str(p)!r} is a directory; give a file name, e.g. recipe.json")
     if not p.parent.is_dir():
         raise RecipeError(f"path: the directory {str(p.parent)!r} does not exist")
     text = json.dumps(to_recipe(session), indent=2, ensure_ascii=False) + "\n"
-    try:
-        p.write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise RecipeError(f"recipe: cannot write {str(p)!r}: {e.strerror or e}") from e
-    return p
+    return write_text(p, text, overwrite=overwrite,
+                      protect=getattr(session._tree, "source", None))
 
 
 _ = TREATMENTS  # the registry parse_steps resolves types from

@@ -1,6 +1,11 @@
 """Safe release: the released data, the release check and the export that runs it.
 
-- `check`: `release_data`, `release_check`, `export`;
+- `check`: `release_data`, `release_check`, `export` (both engines);
+- `structure`: the findings on the file's structure (households, identifiers, undeclared linked
+  and derived columns, order, weights), one code path for pandas and Dask;
+- `aligned`: released and original values side by side, record by record, on either engine;
+- `order`: the seeded random order of the released records;
+- `methods`: the session's release methods (a mixin);
 - `contracts`: the findings of the declared utility contracts (a hook of `release_check`).
 """
 

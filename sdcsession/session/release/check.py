@@ -1,18 +1,28 @@
-"""Safe release: the released data, the release check and the export that runs it.
+"""Safe release: the released data, the release check and the export that runs it, for pandas
+and Dask sessions alike.
 
-`release_data` is the current state without the direct identifiers. `release_check` lists what
+`release_data` is the current state without the direct identifiers, in a seeded random record
+order unless ``shuffle=False`` (`sdcsession.session.release.order`). `release_check` lists what
 stands between the current state and a safe release, one row per finding:
 
 | check | severity | finding |
 |---|---|---|
 | ``untreated`` | block | the state is the untreated original |
-| ``identifier`` | block | a column with no role holds a distinct value for every record (a direct identifier or a record id that links back to the original file); declare it with ``identifiers=`` (then it is dropped) or remove it |
-| ``linked`` | block | a linked variable still holds original values in records whose key value was recoded or suppressed (it reveals what the treatment hid) |
+| ``identifier`` | block | a column with no role whose observed values are all distinct, or a named index with distinct values |
+| ``linked`` | block | a linked variable still holds original values in records whose key value was changed or blanked |
+| ``household_structure`` | block | a treated key whose original value follows from the household grouping while the household id is released |
+| ``undeclared_linked`` | block | a column with no role that determines the original value of a treated key, in records whose key was changed or blanked |
 | ``k_anonymity`` | block | records whose key combination occurs fewer than k times (fk < k, missing keys as wildcards) |
 | ``risk`` | warn | records whose individual risk exceeds ``risk_threshold`` |
+| ``derived`` | warn | a numeric column with no role that is a function of a perturbed variable's original values, or correlates with them at abs(r) >= 0.99 |
+| ``order`` | warn | with ``shuffle=False``: the record order follows a key, the household id or a record id |
+| ``weights`` | warn | weights released unchanged while some weight value is shared by fewer than k records |
 | ``numeric`` | warn | numeric variables released unperturbed |
 | ``no_role`` | warn | columns with no role, released as they are |
 | ``contract`` | block (or the contract's severity) | a declared utility contract is not met (`SdcSession.declare_contracts`) |
+
+The structural findings are computed in `sdcsession.session.release.structure` (the same code
+for pandas and Dask); `docs/concepts/release.md` gives each one's rationale and fix.
 
 `export` runs the check: ``block`` findings stop it with a `ReleaseError` listing them (unless
 ``force=True``), ``warn`` findings are issued together as one `SdcWarning`; it writes
@@ -32,6 +42,7 @@ False
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,21 +52,27 @@ import pandas as pd
 
 from ...errors import ParameterError, ReleaseError, SdcWarning
 from ...methods.base import check_number
+from .aligned import same_values
 from .contracts import contract_findings
+from .order import order_seed, shuffled
+from .structure import structure_findings
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..session import SdcSession
 
-__all__ = ["release_data", "release_check", "export", "FINDING_COLUMNS"]
+__all__ = ["release_data", "release_check", "export", "FINDING_COLUMNS", "export_options",
+           "record_export", "enforce_release_check"]
 
 FINDING_COLUMNS = ["severity", "check", "variables", "records", "message"]
 
 
-def release_data(session: SdcSession) -> pd.DataFrame:
-    """The current data without the direct identifiers (never part of a release)."""
+def release_data(session: SdcSession, shuffle: bool = False) -> pd.DataFrame:
+    """The current data without the direct identifiers (never part of a release); with
+    ``shuffle`` in the release order of `order_seed` and with a fresh index 0..n-1."""
     data = session.state.data
     drop = [c for c in session.roles.identifiers if c in data.columns]
-    return data.drop(columns=drop) if drop else data.copy(deep=False)
+    out = data.drop(columns=drop) if drop else data.copy(deep=False)
+    return shuffled(out, order_seed(session)) if shuffle else out
 
 
 def _finding(severity: str, check: str, variables: list[str], records: int,
@@ -72,88 +89,60 @@ def findings_table(findings: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def check_export_flags(**flags: Any) -> None:
-    """`ParameterError` unless every export flag (``force``, ``overwrite``) is True or False."""
+    """`ParameterError` unless every export flag (``force``, ``overwrite``, ``shuffle``) is True
+    or False."""
     for name, flag in flags.items():
         if not isinstance(flag, (bool, np.bool_)):
             raise ParameterError(f"{name}: expected True or False, got {flag!r}")
 
 
-def _same(a: pd.Series, b: pd.Series) -> np.ndarray:
-    """Per record: equal values (both missing counts as equal)."""
-    av, bv = a.to_numpy(dtype=object), b.to_numpy(dtype=object)
-    both_na = pd.isna(av) & pd.isna(bv)
-    with np.errstate(invalid="ignore"):
-        eq = np.asarray(av == bv, dtype=bool)
-    return eq | both_na
+_same = same_values  # the name the Dask session used
 
 
-def release_check(session: SdcSession, *, k: int | None = None,
-                  risk_threshold: float = 0.1) -> pd.DataFrame:
-    """Findings on the current state (see the module table), blocking ones first.
+def release_check(session: SdcSession, *, k: int | None = None, risk_threshold: float = 0.1,
+                  shuffle: bool = True) -> pd.DataFrame:
+    """Findings on the current state (see the module table), blocking ones first; the same
+    findings on a pandas and on a Dask session.
 
     Parameters
     ----------
     session: the session whose HEAD would be released.
-    k: the k of k-anonymity (default: the session's k, 3 unless given at construction).
+    k: the k of k-anonymity and of the ``weights`` finding (default: the session's k).
     risk_threshold: individual risk above which a record is reported (warn).
+    shuffle: whether the file is released in random order (the export default); with False the
+        ``order`` finding checks the order of the records.
     """
     k = session.k if k is None else k
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k < 2**31:
         raise ParameterError(f"k: expected an integer >= 1, got {k!r}")
-    check_number("risk_threshold", risk_threshold, 0, 1, lo_open=True)
+    thr = check_number("risk_threshold", risk_threshold, 0, 1, lo_open=True)
+    check_export_flags(shuffle=shuffle)
     state, roles = session.state, session.roles
-    data, original = state.data, state.original
     n = state.n
     out: list[dict[str, Any]] = []
     if session.head.parent is None:
         out.append(_finding("block", "untreated", [], n,
                             "the state is the untreated original: apply treatments first"))
-    # columns that identify records directly
-    released = release_data(session)
-    roled = set(roles.columns())
-    for c in released.columns:
-        if c in roled or n < 2:
-            continue
-        s = released[c]
-        if s.notna().all() and s.nunique(dropna=True) == n and not pd.api.types.is_float_dtype(s):
-            out.append(_finding(
-                "block", "identifier", [c], n,
-                f"{c!r} has a distinct value for every record (a direct identifier or record id); "
-                "declare it with identifiers=[...] (dropped on export) or remove it"))
-    # linked variables finer than their treated key
-    for key, cols in roles.linked:
-        if key not in data.columns or key not in original.columns:
-            continue
-        changed = ~_same(data[key], original[key])
-        if not changed.any():
-            continue
-        for c in cols:
-            if c not in data.columns or c not in original.columns:
-                continue
-            leak = changed & _same(data[c], original[c]) & original[c].notna().to_numpy()
-            m = int(leak.sum())
-            if m:
-                out.append(_finding(
-                    "block", "linked", [key, c], m,
-                    f"{c!r} still holds the original values of {m:,} record(s) whose key {key!r} "
-                    f"was recoded or suppressed: treat {c!r} accordingly (it reveals {key!r})"))
-    keys = [c for c in roles.keys if c in data.columns]
+    released = [c for c in state.data.columns if c not in roles.identifiers]
+    out += structure_findings(session, released, k=int(k), shuffle=bool(shuffle))
+    keys = [c for c in roles.keys if c in state.data.columns]
     if keys:
         viol = session.risk.k_violations(k)
         if viol:
             out.append(_finding("block", "k_anonymity", keys, viol,
                                 f"{viol:,} record(s) violate {k}-anonymity on the key variables"))
-        above = int((session.risk.individual.to_numpy() > risk_threshold).sum())
-        if above:
-            out.append(_finding("warn", "risk", keys, above,
-                                f"{above:,} record(s) have an individual risk above "
-                                f"{risk_threshold:g}"))
-    for c in roles.numeric:
-        if c in data.columns and c in original.columns and _same(data[c], original[c]).all():
-            out.append(_finding("warn", "numeric", [c], n,
-                                f"numeric variable {c!r} is released unperturbed"))
-    free = [c for c in released.columns if c not in roled and
-            not any(f["check"] == "identifier" and f["variables"] == [c] for f in out)]
+        above = (session.risk.individual > thr).sum()
+        if state.distributed:
+            from ...scale._base import compute
+
+            (above,) = compute(above, progress=False)
+        if int(above):
+            out.append(_finding("warn", "risk", keys, int(above),
+                                f"{int(above):,} record(s) have an individual risk above "
+                                f"{thr:g}"))
+    roled = set(roles.columns())
+    ids = {c for f in out if f["check"] == "identifier" for c in f["variables"]}
+    free = [c for c in released if c not in roled and c not in ids]
     if free:
         out.append(_finding("warn", "no_role", free, n,
                             f"column(s) with no role are released as they are: {free}"))
@@ -161,32 +150,55 @@ def release_check(session: SdcSession, *, k: int | None = None,
     return findings_table(out)
 
 
-def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bool = False,
-           protect: Any = None, k: int | None = None, risk_threshold: float = 0.1,
-           **kw: Any) -> Path:
-    """Run `release_check`, then write `release_data` to ``path`` (see the module docstring)."""
-    from ...io import write_data
-    from ...io.formats import format_of
-
-    check_export_flags(force=force, overwrite=overwrite)
-    if not isinstance(path, (str, Path)) or not str(path):
-        raise ParameterError(f"path: expected a file path (str or pathlib.Path), got {path!r}")
-    format_of(path, kw.get("format"))  # a bad extension fails before the check runs
-    if protect is not None and not isinstance(protect, (str, Path)) and (
-            not isinstance(protect, (list, tuple))
-            or not all(isinstance(p, (str, Path)) for p in protect)):
+def export_options(session: SdcSession, force: Any, overwrite: Any, shuffle: Any,
+                   protect: Any) -> list[Any]:
+    """Check the flags and ``protect``; return the protected paths (``protect`` and the file
+    the session's data were read from)."""
+    check_export_flags(force=force, overwrite=overwrite, shuffle=shuffle)
+    ok = (str, bytes, os.PathLike)
+    if protect is not None and not isinstance(protect, ok) and (
+            not isinstance(protect, (list, tuple)) or not all(isinstance(p, ok) for p in protect)):
         raise ParameterError(f"protect: expected a path or a list of paths, got {protect!r:.60}")
-    enforce_release_check(release_check(session, k=k, risk_threshold=risk_threshold), force)
-    protected = [p for p in ([protect] if isinstance(protect, (str, Path)) else list(protect or []))]
+    protected = [protect] if isinstance(protect, ok) else list(protect or [])
     source = getattr(session._tree, "source", None)
     if source:
         protected.append(source)
+    return protected
+
+
+def record_export(session: SdcSession, path: Any, shuffle: bool, findings: pd.DataFrame) -> None:
+    """Remember what the last export wrote (``session.last_export``): the path, whether the
+    records were shuffled and the order seed, HEAD's step id and the findings' checks."""
+    session._last_export = {  # type: ignore[attr-defined]
+        "path": str(path), "step": session.head.id, "shuffled": bool(shuffle),
+        "order_seed": order_seed(session) if shuffle else None,
+        "findings": [f"{r.severity}:{r.check}" for r in findings.itertuples()]}
+
+
+def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bool = False,
+           shuffle: bool = True, protect: Any = None, k: int | None = None,
+           risk_threshold: float = 0.1, **kw: Any) -> Path:
+    """Run `release_check`, then write `release_data` to ``path`` (see the module docstring):
+    in the seeded random order of `order_seed` unless ``shuffle=False``."""
+    from ...io import write_data
+    from ...io.formats import format_of
+
+    protected = export_options(session, force, overwrite, shuffle, protect)
+    if not isinstance(path, (str, Path)) or not str(path):
+        raise ParameterError(f"path: expected a file path (str or pathlib.Path), got {path!r}")
+    format_of(path, kw.get("format"))  # a bad extension fails before the check runs
+    findings = release_check(session, k=k, risk_threshold=risk_threshold, shuffle=shuffle)
+    enforce_release_check(findings, force)
     out = release_data(session)
     original = session.original
     untouched = [c for c in out.columns if c in original.columns and out[c].equals(original[c])]
+    if shuffle:  # the row labels stay for the writer (records' extended missing values)
+        out = shuffled(out, order_seed(session), keep_index=True)
     keep = {k: v for k, v in original.attrs.items() if k != "source"}
     out.attrs = {**keep, "untouched": untouched}  # value labels keep the file's codes
-    return write_data(out, path, protect=protected or None, overwrite=overwrite, **kw)
+    written = write_data(out, path, protect=protected or None, overwrite=overwrite, **kw)
+    record_export(session, written, shuffle, findings)
+    return written
 
 
 def enforce_release_check(findings: pd.DataFrame, force: bool) -> None:

@@ -124,6 +124,8 @@ class Sweep:
         self.seconds = seconds
         self.name = name
         self._base_recipe = base_recipe
+        tree = getattr(base, "_tree", None)
+        self._source = getattr(tree, "source", None)  # the data file: never written over
 
     @property
     def plan(self) -> list[tuple[str, list[dict[str, Any] | None]]]:
@@ -187,16 +189,18 @@ class Sweep:
                 "plan": plan_to_json(self.steps),
                 "measures": specs_to_json(self.specs) if self._measures_given else None}
 
-    def save_recipe(self, path: str | Path) -> Path:
-        """Write `to_recipe` to ``path`` as indented UTF-8 JSON; returns the path."""
+    def save_recipe(self, path: str | Path, *, overwrite: bool = False) -> Path:
+        """Write `to_recipe` to ``path`` as indented UTF-8 JSON; returns the path. An existing
+        file is replaced only with ``overwrite=True``, the file the data were read from never."""
+        from ...io.write import write_text
+
         if not isinstance(path, (str, Path)) or not str(path).strip():
             raise ParameterError(f"path: expected a file path, got {path!r:.60}")
         p = Path(path)
         if not p.parent.is_dir():
             raise RecipeError(f"path: the directory {str(p.parent)!r} does not exist")
-        p.write_text(json.dumps(self.to_recipe(), indent=2, ensure_ascii=False) + "\n",
-                     encoding="utf-8")
-        return p
+        return write_text(p, json.dumps(self.to_recipe(), indent=2, ensure_ascii=False) + "\n",
+                          overwrite=overwrite, protect=self._source)
 
     @classmethod
     def from_recipe(cls, data: pd.DataFrame, recipe: Any, *, n_jobs: int = 1,

@@ -9,7 +9,8 @@ of ``sdcsession.methods``.
 - `microaggregation`: ``microaggregation``, ``microaggregation_gower``;
 - `swapping`: ``rank_swap``, ``shuffle``, ``record_swap``;
 - `privacy`: ``generalize`` and the ``generalization`` it chose;
-- `tables`: ``add_record_keys`` (a step) and the ``tabulate`` view with its log ``tabulations``.
+- `tables`: ``add_record_keys`` (a step) and the ``tabulate`` view with its log ``tabulations``;
+- `preparation`: ``new_ids``.
 
 `TreatmentMethods` combines them; `SdcSession` inherits it. Each method only builds its frozen
 treatment (`_build`) and applies it as a step.
@@ -18,6 +19,7 @@ treatment (`_build`) and applies it as a step.
 from .microaggregation import MicroaggregationMethods
 from .noise import NoiseMethods
 from .pram import PramMethods
+from .preparation import PreparationMethods
 from .privacy import PrivacyMethods
 from .recoding import RecodingMethods
 from .suppression import SuppressionMethods
@@ -26,10 +28,10 @@ from .tables import TablesMethods
 
 __all__ = ["TreatmentMethods", "RecodingMethods", "SuppressionMethods", "PramMethods",
            "NoiseMethods", "MicroaggregationMethods", "SwappingMethods", "PrivacyMethods",
-           "TablesMethods"]
+           "TablesMethods", "PreparationMethods"]
 
 
 class TreatmentMethods(RecodingMethods, SuppressionMethods, PramMethods, NoiseMethods,
                        MicroaggregationMethods, SwappingMethods, PrivacyMethods,
-                       TablesMethods):
+                       TablesMethods, PreparationMethods):
     """Every treatment method of a session, one mixin per family (see the modules above)."""

@@ -1,0 +1,82 @@
+"""The released data and the export of a Dask session: the same records, columns and order as
+a pandas session with the same data and seed.
+
+The release order is a sort on the order key of every record's global position
+(`sdcsession.session.release.order.order_keys`): each partition adds its offset to its local
+positions, the key column is made the index (Dask sorts by it) and dropped again, so the
+partitions hold the records in the pandas session's order.
+
+Example
+-------
+>>> import pandas as pd, dask.dataframe as dd, sdcsession as sdc
+>>> df = pd.DataFrame({"sex": list("mfmfmf"), "hid": [1, 1, 2, 2, 3, 3]})
+>>> s = sdc.SdcSession(dd.from_pandas(df, npartitions=2), keys=["sex"], seed=1)
+>>> p = sdc.SdcSession(df, keys=["sex"], seed=1)
+>>> released_frame(s, shuffle=True).compute()["hid"].tolist() == \\
+...     p.data_for_release(shuffle=True)["hid"].tolist()
+True
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ...errors import ParameterError
+from ..release.check import enforce_release_check, export_options, record_export, release_check
+from ..release.order import ORDER_COLUMN, order_keys, order_seed
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..session import SdcSession
+
+__all__ = ["released_frame", "export"]
+
+
+def _with_keys(part: pd.DataFrame, offsets: list[int], seed: int,
+               partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
+    start = offsets[int(partition_info["number"])] if partition_info else 0
+    keys = order_keys(np.arange(start, start + len(part)), seed)
+    return part.assign(**{ORDER_COLUMN: keys})
+
+
+def released_frame(session: SdcSession, *, shuffle: bool) -> Any:
+    """The released Dask frame: without the direct identifiers; with ``shuffle`` sorted in the
+    release order (a fresh index per partition)."""
+    from ...scale._base import partition_lengths
+
+    data = session.state.data
+    drop = [c for c in session.roles.identifiers if c in data.columns]
+    if drop:
+        data = data.drop(columns=drop)
+    if not shuffle:
+        return data
+    lengths = partition_lengths(data, progress=False)
+    offsets = [int(v) for v in np.concatenate([[0], np.cumsum(lengths)[:-1]])]
+    meta = data._meta.assign(**{ORDER_COLUMN: np.zeros(0, dtype=np.int64)})
+    keyed = data.map_partitions(_with_keys, offsets, order_seed(session), meta=meta)
+    out = keyed.set_index(ORDER_COLUMN, npartitions=max(data.npartitions, 1))
+    return out.reset_index(drop=True)
+
+
+def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bool = False,
+           shuffle: bool = True, protect: Any = None, k: int | None = None,
+           risk_threshold: float = 0.1, **kw: Any) -> Any:
+    """Run the release check, then write the released data (`released_frame`) as a
+    partitioned Parquet dataset into the directory ``path`` (`sdcsession.scale.parquet`)."""
+    from ...scale.parquet import write_parquet
+
+    protected = export_options(session, force, overwrite, shuffle, protect)
+    if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
+        raise ParameterError(f"path: expected a directory path (str or pathlib.Path), got "
+                             f"{path!r:.60}")
+    if str(path).lower().endswith((".csv", ".tsv", ".dta", ".sav", ".xpt", ".sas7bdat")):
+        raise ParameterError(f"path: a Dask session exports a partitioned Parquet dataset (a "
+                             f"directory, e.g. 'release/' or 'release.parquet'), got {path!r}")
+    findings = release_check(session, k=k, risk_threshold=risk_threshold, shuffle=shuffle)
+    enforce_release_check(findings, force)
+    out = released_frame(session, shuffle=shuffle)
+    written = write_parquet(out, path, overwrite=overwrite, protect=protected, **kw)
+    record_export(session, written, shuffle, findings)
+    return written

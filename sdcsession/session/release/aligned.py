@@ -1,0 +1,143 @@
+"""The released and the original values of a state side by side, record by record, on pandas
+and on Dask with one code path (internal to the release check).
+
+`Aligned` builds one frame whose columns are, for every column ``c`` asked for:
+
+| column | value |
+|---|---|
+| ``r:c`` | the released value (categories as their codes, missing as NaN) |
+| ``o:c`` | the original value (the same encoding) |
+| ``chg:c`` | the record's value was changed or blanked (missing in both counts as unchanged) |
+| ``rev:c`` | the record's released value is its original, non-missing value |
+| ``pos`` | the record's global position 0..n-1 |
+
+The release check's findings are written once against the operations pandas and Dask frames
+share (sums, counts, ``nunique``, ``value_counts``, ``drop_duplicates``, ``groupby``,
+``merge``, ``map``) and computed with `Aligned.compute`, so both engines give the same counts.
+A Dask frame is glued partition by partition (`map_partitions` without index alignment: the
+states of a session keep the partitions of the original).
+
+Example
+-------
+>>> import pandas as pd
+>>> o = pd.DataFrame({"a": ["x", "y", "z"]})
+>>> al = Aligned(o.assign(a=["x", None, "z"]), o)
+>>> f = al.frame(["a"])
+>>> f["chg:a"].tolist(), f["rev:a"].tolist(), f["pos"].tolist()
+([False, True, False], [True, False, True], [0, 1, 2])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Aligned", "same_values", "plain"]
+
+
+def same_values(a: pd.Series, b: pd.Series) -> np.ndarray:
+    """Per record: equal values (both missing counts as equal)."""
+    av, bv = a.to_numpy(dtype=object), b.to_numpy(dtype=object)
+    na_a, na_b = pd.isna(av), pd.isna(bv)
+    both = ~na_a & ~na_b
+    eq = na_a & na_b
+    with np.errstate(invalid="ignore"):
+        eq[both] = np.asarray(av[both] == bv[both], dtype=bool)
+    return eq
+
+
+def plain(s: pd.Series) -> Any:
+    """The values of ``s`` for counting and ordering: a categorical's codes (float, missing as
+    NaN, ordered as its categories), unhashable cells as their text, other columns as they
+    are."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        codes = s.cat.codes.to_numpy().astype(np.float64)
+        codes[codes < 0] = np.nan
+        return codes
+    if s.dtype != object:
+        return s.to_numpy()
+    v = s.to_numpy(dtype=object)
+    try:
+        pd.unique(v)
+    except TypeError:  # unhashable cells (lists, dicts): counted and compared by their text
+        v = np.array([x if pd.api.types.is_scalar(x) and pd.isna(x) else str(x) for x in v],
+                     dtype=object)
+    return v
+
+
+def _glue(rel: pd.DataFrame, org: pd.DataFrame, both: list[str], offsets: list[int] | None,
+          partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
+    out: dict[str, Any] = {}
+    for c in rel.columns:
+        out["r:" + c] = plain(rel[c])
+    for c in org.columns:
+        out["o:" + c] = plain(org[c])
+    for c in both:
+        same = same_values(rel[c], org[c])
+        out["chg:" + c] = ~same
+        out["rev:" + c] = same & org[c].notna().to_numpy()
+    start = 0
+    if offsets is not None and partition_info is not None:
+        start = offsets[int(partition_info["number"])]
+    out["pos"] = np.arange(start, start + len(rel), dtype=np.int64)
+    return pd.DataFrame(out, index=rel.index)
+
+
+class Aligned:
+    """The released data and the original of one state, aligned record by record (see the
+    module docstring); ``data`` and ``original`` are two pandas or two Dask frames."""
+
+    def __init__(self, data: Any, original: Any) -> None:
+        self.data, self.original = data, original
+        self.dask = not isinstance(data, pd.DataFrame)
+        self._offsets: list[int] | None = None
+
+    @property
+    def comparable(self) -> bool:
+        """Whether the two frames can be aligned by position (Dask: the same partitions)."""
+        return not self.dask or self.data.npartitions == self.original.npartitions
+
+    def frame(self, columns: list[str], released_only: list[str] = (),  # type: ignore[assignment]
+              original_only: list[str] = ()) -> Any:  # type: ignore[assignment]
+        """The aligned frame of ``columns`` (in both frames), ``released_only`` (only ``r:``)
+        and ``original_only`` (only ``o:``)."""
+        both = [c for c in dict.fromkeys(columns)
+                if c in self.data.columns and c in self.original.columns]
+        rel = list(dict.fromkeys([*both, *[c for c in released_only if c in self.data.columns]]))
+        org = list(dict.fromkeys([*both, *[c for c in original_only
+                                           if c in self.original.columns]]))
+        if not self.dask:
+            return _glue(self.data[rel], self.original[org].set_axis(self.data.index), both, None)
+        if self._offsets is None:
+            from ...scale._base import partition_lengths
+
+            lengths = partition_lengths(self.data, progress=False)
+            self._offsets = [int(v) for v in np.concatenate([[0], np.cumsum(lengths)[:-1]])]
+        meta = _glue(self.data._meta[rel], self.original._meta[org], both, None)
+        glued = self.data[rel].map_partitions(_glue, self.original[org], both, self._offsets,
+                                              meta=meta, align_dataframes=False)
+        from ...scale._base import persist
+
+        return persist(glued, progress=False)  # read by several computations
+
+    def per_partition(self, f: Any, fn: Any, *args: Any) -> list[Any]:
+        """``fn(partition, *args)`` on every partition of the aligned frame ``f`` (pandas: the
+        whole frame is the one partition), computed together."""
+        if not self.dask:
+            return [fn(f, *args)]
+        import dask
+
+        from ...scale._base import compute
+
+        return list(compute(*[dask.delayed(fn)(p, *args) for p in f.to_delayed()],
+                            progress=False))
+
+    def compute(self, *objs: Any) -> tuple[Any, ...]:
+        """The values of ``objs`` (pandas: as they are; Dask: computed together)."""
+        if not self.dask:
+            return objs
+        from ...scale._base import compute
+
+        return compute(*objs, progress=False)
