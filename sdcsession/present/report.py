@@ -39,6 +39,7 @@ import numpy as np
 
 from ..errors import DataFileError, ParameterError, SdcError
 from .display import esc
+from .report_attacks import attack_section
 from .report_sections import (
     _data_section,
     _internal_section,
@@ -281,6 +282,7 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     out.append(_risk_section(ss))
     out.append(_release_section(ss))
     out.append(_utility_section(ss, cmp))
+    out.append(attack_section(ss))
     # comparison
     out.append("<h2 id='compare'>Comparison of the scenarios</h2>")
     shown = cmp.drop(columns=["depth"]).set_index("scenario")
