@@ -197,12 +197,12 @@ def _is_numeric(s: pd.Series) -> bool:
 
 
 def check_inputs(original: Any, release: Any, control: Any, columns: Sequence[str] | None,
-                 what: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, list[str]]:
+                 what: str, min_control: int = MIN_CONTROL) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None, list[str]]:
     """The three frames restricted to ``columns`` (default: the original's columns), checked.
 
     `MeasureError` when a frame is not a non-empty DataFrame, when a column is absent from a
     frame ("mismatched columns"), when a column is a number in one frame and a category in
-    another, or when the control set has fewer than `MIN_CONTROL` records.
+    another, or when the control set has fewer than ``min_control`` records.
     """
     o = check_frame(original, f"{what}: original")
     r = check_frame(release, f"{what}: release")
@@ -230,9 +230,9 @@ def check_inputs(original: Any, release: Any, control: Any, columns: Sequence[st
             shown = {k: ("number" if v else "category") for k, v in kinds.items()}
             raise MeasureError(f"{what}: mismatched columns: {x!r} is {shown}; give it one type "
                                "in every file")
-    if c is not None and len(c) < MIN_CONTROL:
+    if c is not None and len(c) < min_control:
         raise MeasureError(f"{what}: the control set is too small ({len(c)} records; at least "
-                           f"{MIN_CONTROL} are needed, a few hundred for useful intervals)")
+                           f"{min_control} are needed, a few hundred for useful intervals)")
     return o[cols], r[cols], (None if c is None else c[cols]), cols
 
 

@@ -71,10 +71,14 @@ def nearest(queries: np.ndarray, candidates: np.ndarray, numeric: np.ndarray,
         from scipy.spatial import cKDTree
 
         tree = cKDTree(candidates / ranges)
-        dist, idx = tree.query(queries / ranges, k=k, p=1)
-        dist, idx = np.asarray(dist).reshape(len(queries), k), np.asarray(idx).reshape(
-            len(queries), k)
-        return dist / max(p, 1), idx.astype(np.int64)
+        _, idx = tree.query(queries / ranges, k=k, p=1)
+        idx = np.asarray(idx).reshape(len(queries), k).astype(np.int64)
+        # the distances again, summed column by column as in the brute force (equal distances
+        # then compare equal, whichever search found them)
+        dist = np.zeros(idx.shape, dtype=np.float64)
+        for j in range(p):
+            dist += np.abs(queries[:, j][:, None] - candidates[idx, j]) / ranges[j]
+        return dist / max(p, 1), idx
     n = len(queries)
     dist = np.empty((n, k), dtype=np.float64)
     idx = np.empty((n, k), dtype=np.int64)

@@ -99,7 +99,8 @@ def dcr(original: pd.DataFrame, release: pd.DataFrame, holdout: pd.DataFrame | N
     >>> r.dcr.round(4).tolist(), r.nndr.round(4).tolist(), r.exact_matches
     ([0.0, 0.125], [0.0, 0.2], 1)
     """
-    o, r, h, cols = check_inputs(original, release, holdout, columns, "dcr")
+    o, r, h, cols = check_inputs(original, release, holdout, columns, "dcr",
+                                 min_control=1)
     (xo, xr, xh), numeric = encode_frames([o, r, h], cols)
     ranges = gower_ranges([xo, xr, xh], numeric)
     k = 2 if len(xo) >= 2 else 1
