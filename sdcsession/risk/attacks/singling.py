@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...errors import MeasureError, ParameterError, SdcWarning
+from ...errors import ParameterError, SdcWarning
 from ._common import (
     AttackResult,
     check_confidence,
@@ -126,8 +126,6 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame,
     base = random_queries(t_rel, numeric, n_attacks, 1 if mode == "univariate" else n_cols, rng)
     n_baseline = int((t_ori.count(*base) == 1).sum())
     n_control = None if xc is None else int((Table(xc).count(*queries) == 1).sum())
-    if not len(xo):
-        raise MeasureError("singling_out: the original has no record")
     return AttackResult.from_counts(
         "singling_out", n_attacks=n_attacks, n_success=n_success, n_baseline=n_baseline,
         n_control=n_control, confidence=confidence,
