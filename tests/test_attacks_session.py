@@ -75,8 +75,10 @@ def test_compare_optional_measures_and_report(frames) -> None:
     assert 0 <= t["singling_out_risk"].min() <= t["singling_out_risk"].max() <= 1
     html = sdc.report(s, b, figures=False).html
     assert "Risk and utility by attack and model" in html and "singling out risk" in html
+    assert "href='#attacks'" in html
     fresh = _session(o)
-    assert "id='attacks'" not in sdc.report(fresh, figures=False).html  # nothing computed
+    fresh_html = sdc.report(fresh, figures=False).html
+    assert "id='attacks'" not in fresh_html and "#attacks" not in fresh_html  # nothing computed
 
 
 def test_errors(frames) -> None:
