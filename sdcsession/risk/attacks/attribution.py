@@ -78,6 +78,12 @@ def tcap(original: pd.DataFrame, release: pd.DataFrame, *, keys: Sequence[str] |
          target: str) -> TCAPResult:
     """TCAP, its baseline and DCAP of ``target`` given ``keys`` (see the module for the formulas).
 
+    Formula: ``TCAP = mean{CAP_i : WEAP_i = 1}``, ``baseline = Σ_t p_t²`` (Taub et al. 2018).
+
+    Missing values: a missing key or target value is a value of its own.
+
+    A target with a single value in the original is a `MeasureError`.
+
     Example
     -------
     >>> import pandas as pd
