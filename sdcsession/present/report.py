@@ -39,6 +39,7 @@ import numpy as np
 
 from ..errors import DataFileError, ParameterError, SdcError
 from .display import esc
+from .report_attacks import attack_section
 from .report_sections import (
     _data_section,
     _internal_section,
@@ -228,7 +229,8 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     Sections: data (sizes, roles, aggregates per variable), scenarios (steps with parameters,
     seeds and what each changed), disclosure risk before and after (global, households,
     k-anonymity for k = 2, 3, 5, l-diversity of sensitive variables, numeric risk), information
-    loss (suppressions per key, IL1s, eigen, γ, λ), the comparison of the scenarios with the
+    loss (suppressions per key, IL1s, eigen, γ, λ), risk and utility by attack and model (only
+    the figures already computed with ``s.risk.attacks`` / ``s.utility.ml``), the comparison of the scenarios with the
     risk–utility frontier and R-U map, figures (suppressions, individual-risk distribution,
     numeric distributions before/after, risk along each scenario) and each scenario's recipe.
     Every measure is read through the states' caches (nothing already computed is recomputed).
@@ -267,6 +269,7 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
         warnings.simplefilter("always")
         cmp = compare(*ss, original=True)
     cmp_notes = [str(w.message) for w in caught]
+    attacks = attack_section(ss)  # figures already computed in the session, or ""
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     badge = ('<span class="badge internal">INTERNAL — contains key values of risky records, do '
              'not release</span>' if internal else
@@ -279,8 +282,10 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
            f'<p class="muted">sdcsession {esc(__version__)} · {esc(now)} · {badge}</p>',
            "<nav><ol><li><a href='#data'>Data</a></li><li><a href='#scenarios'>Scenarios</a>"
            "</li><li><a href='#risk'>Disclosure risk</a></li><li><a href='#release'>Release check</a>"
-           "</li><li><a href='#utility'>Information"
-           " loss</a></li><li><a href='#compare'>Comparison</a></li>"
+           "</li><li><a href='#utility'>Information loss</a></li>"
+           + ("<li><a href='#attacks'>Risk and utility by attack and model</a></li>" if attacks
+              else "")
+           + "<li><a href='#compare'>Comparison</a></li>"
            + ("<li><a href='#figures'>Figures</a></li>" if figures else "")
            + "<li><a href='#recipes'>Recipes</a></li>"
            + ("<li><a href='#internal'>Riskiest combinations</a></li>" if internal else "")
@@ -295,6 +300,7 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     out.append(_release_section(ss))
     out.append(tables_section(ss))
     out.append(_utility_section(ss, cmp))
+    out.append(attacks)
     # comparison
     out.append("<h2 id='compare'>Comparison of the scenarios</h2>")
     shown = cmp.drop(columns=["depth"]).set_index("scenario")

@@ -4,7 +4,8 @@ Frequencies with missing keys as wildcards, individual / global / household risk
 journalist / marketer attacker models, k-anonymity violations, μ-ARGUS-style unsafe combinations
 and risky cells, l-diversity, SUDA2, model-based risk (log-linear models, population uniques) and
 numeric (interval disclosure, record linkage, robust-distance) risk. Key variables are read as
-categories.
+categories. Risk measured by attack (singling out, linkability, inference, TCAP, DCR/NNDR) is in
+the subpackage `sdcsession.risk.attacks`.
 
 Example
 -------

@@ -43,6 +43,7 @@ from .state import State
 from .sweeps.grid import register_session_class
 from .sweeps.grid import sweep as _sweep
 from .treatments import TreatmentMethods
+from .views import attack_view as _attack_view  # noqa: F401  (registers measures)
 from .views import risk_view as _risk_view  # noqa: F401  (registers measures)
 from .views import utility_view as _utility_view  # noqa: F401  (registers measures)
 from .views.risk_view import RiskSummary

@@ -49,7 +49,7 @@ del _mod
 
 # frequency-table information loss of record swapping
 
-__all__ += ["info_loss", "InfoLoss", "TableLoss"]
+__all__ += ["info_loss", "InfoLoss", "TableLoss", "model_utility", "ModelUtility"]
 
 # names that are also submodules are bound eagerly: importing the submodule later must not
 # replace the function by the module
@@ -104,6 +104,8 @@ _LAZY = {
     'InfoLoss': '.info_loss',
     'TableLoss': '.info_loss',
     'info_loss': '.info_loss',
+    'ModelUtility': '.ml',
+    'model_utility': '.ml',
 }
 
 

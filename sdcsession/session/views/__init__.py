@@ -2,6 +2,7 @@
 
 - `risk_view`: `RiskSummary` (``s.risk``);
 - `utility_view`: `UtilitySummary` (``s.utility``);
+- `attack_view`: `AttackView` (``s.risk.attacks``): risk measured by attack, cached per state;
 - `scenario_measures`: the measures of a scenario comparison and the frontier;
 - `contract_checks`: utility contracts on states (the ``contract`` measure, ``s.utility.check``);
 - `_numeric_columns`: which numeric variables the numeric measures use;

@@ -111,6 +111,17 @@ class RiskSummary:
         """
         return self._state.measure("numeric_risk")
 
+    @property
+    def attacks(self) -> Any:
+        """Risk measured by attack (`AttackView`): ``s.risk.attacks(control)`` gives one row per
+        attack (singling out, linkability, inference: risk with its confidence interval and the
+        attack, baseline and control success rates); ``.singling_out(...)``, ``.linkability``,
+        ``.inference``, ``.tcap`` and ``.dcr`` give each result (`sdcsession.risk.attacks`).
+        Computed when called, then cached on the state."""
+        from .attack_view import AttackView
+
+        return AttackView(self._state)
+
     # -------------------------------------------------------------------- output
     def to_dict(self) -> dict[str, Any]:
         """Scalar figures as a JSON-serialisable dict."""

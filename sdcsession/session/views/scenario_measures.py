@@ -32,7 +32,7 @@ from ..measures import MEASURES, cache_key
 if TYPE_CHECKING:  # pragma: no cover
     from ..state import State
 
-__all__ = ["MeasureSpec", "DEFAULT_MEASURES", "RISK_COLUMNS", "LOSS_COLUMNS", "GDU_MAX_RECORDS",
+__all__ = ["MeasureSpec", "DEFAULT_MEASURES", "OPTIONAL_MEASURES", "RISK_COLUMNS", "LOSS_COLUMNS", "GDU_MAX_RECORDS",
            "default_measures", "measure_specs", "scalar", "measure_value", "frontier_positions",
            "pick_loss"]
 
@@ -86,6 +86,21 @@ DEFAULT_MEASURES: tuple[MeasureSpec, ...] = (
     MeasureSpec("il_correl", "utility.il_correl", role="loss"),
     MeasureSpec("lambda", "lambda_overall", role="loss"),
     MeasureSpec("gdu", "utility.gdu", _GDU_PARAMS, role="utility", attr="gdu"),
+)
+
+
+#: Measures a comparison shows only when named (they are slow): the attacks without a control
+#: set (their risk is then the success rate on the original records; `sdcsession.risk.attacks`),
+#: TCAP of the first sensitive variable, the share of exact copies (DCR 0), and the model-utility
+#: ratio (train on the scenario, test on the original; needs scikit-learn). Name them in
+#: ``compare(..., measures=[...])``, e.g. ``measures=["k3_violations", "singling_out_risk"]``.
+OPTIONAL_MEASURES: tuple[MeasureSpec, ...] = (
+    MeasureSpec("singling_out_risk", "attack.singling_out", attr="risk"),
+    MeasureSpec("linkability_risk", "attack.linkability", attr="risk"),
+    MeasureSpec("inference_risk", "attack.inference", attr="risk"),
+    MeasureSpec("tcap", "attack.tcap", attr="tcap"),
+    MeasureSpec("dcr_exact_matches", "attack.dcr", attr="exact_matches"),
+    MeasureSpec("ml_ratio", "utility.ml", role="utility", attr="ratio"),
 )
 
 
@@ -153,9 +168,10 @@ def params_of(name: str, params: Any) -> tuple[tuple[str, Any], ...]:
 
 def measure_specs(measures: Any, states: Sequence[State]) -> list[MeasureSpec]:
     """The `MeasureSpec` columns for ``measures`` (``None``: `default_measures` of ``states``;
-    else names of the defaults' columns, registered measure names, ``(name, params)`` pairs,
-    `MeasureSpec` or utility contracts, shown as ``"contract: <name>"`` with their margin, see
-    `sdcsession.utility.contracts`); a `ParameterError` names what is not a measure.
+    else names of the defaults' columns or of `OPTIONAL_MEASURES`, registered measure names,
+    ``(name, params)`` pairs, `MeasureSpec` or utility contracts, shown as ``"contract: <name>"``
+    with their margin, see `sdcsession.utility.contracts`); a `ParameterError` names what is not a
+    measure.
 
     >>> [m.column for m in measure_specs(["k3_violations"], [])]
     ['k3_violations']
@@ -171,7 +187,7 @@ def measure_specs(measures: Any, states: Sequence[State]) -> list[MeasureSpec]:
             f"measures: expected None, a measure name or a list of names, (name, params) pairs "
             f"or MeasureSpec, got {type(measures).__name__}")
     out = []
-    by_col = {m.column: m for m in DEFAULT_MEASURES}
+    by_col = {m.column: m for m in (*DEFAULT_MEASURES, *OPTIONAL_MEASURES)}
     for m in measures:
         if isinstance(m, MeasureSpec):
             out.append(m)

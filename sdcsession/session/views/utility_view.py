@@ -195,6 +195,15 @@ class UtilitySummary:
 
         return check_state(self._state, contracts)
 
+    def ml(self, target: str | None = None, *, features: Any = None, task: str = "auto",
+           model: str = "random_forest", test_size: float = 0.3, seed: int = 0) -> Any:
+        """Utility by model, train on the current data and test on held-out original records
+        (`sdcsession.utility.ml.model_utility`; needs scikit-learn, the ``ml`` extra). Default
+        target: the first sensitive variable, else the first key; default features: the other
+        role variables. Cached per state and parameters."""
+        return self._m("utility.ml", target=target, features=features, task=task, model=model,
+                       test_size=test_size, seed=seed)
+
     # -------------------------------------------------------------------- output
     def to_frame(self) -> pd.DataFrame:
         """The default measures as a tidy frame: measure, variable, value."""
@@ -381,6 +390,26 @@ def _gdu_measure(state: State, types: Any = None, columns: Any = None, **kw: Any
     if columns is None:
         columns = _cols(state, "keys") + _cols(state, "numeric") + _cols(state, "sensitive")
     return gdu(state.original, state.data, types, columns=list(columns), **kw)
+
+
+@register("utility.ml", "train on the release, test on the original (model utility ratio)",
+          kind="utility")
+def _ml(state: State, target: Any = None, features: Any = None, task: str = "auto",
+        model: str = "random_forest", test_size: float = 0.3, seed: int = 0) -> Any:
+    from ...utility.ml import model_utility
+
+    r = state.original_roles
+    both = [c for c in dict.fromkeys((*r.keys, *r.numeric, *r.sensitive))
+            if c in state.original.columns and c in state.data.columns]
+    if target is None:
+        cands = [c for c in (*r.sensitive, *r.keys) if c in both]
+        if not cands:
+            raise ParameterError("target: name the column to predict (the session has no "
+                                 "sensitive or key variable)")
+        target = cands[0]
+    feats = [c for c in both if c != target] if features is None else list(features)
+    return model_utility(state.original, state.data, target=target, features=feats, task=task,
+                         model=model, test_size=test_size, seed=seed)
 
 
 def _key_columns(state: State) -> list[str]:
