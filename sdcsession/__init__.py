@@ -13,6 +13,7 @@ import sys
 from ._version import __version__
 from .errors import (
     DataFileError,
+    DriftError,
     HistoryError,
     MeasureError,
     MissingDependencyError,
@@ -28,6 +29,9 @@ from .present import compare, frontier, report
 from .roles import Roles
 from .session import SdcSession
 from .session.sweeps.grid import Sweep
+
+#: open a project file saved by ``SdcSession.save_project`` (see `SdcSession.open_project`)
+open_project = SdcSession.open_project
 
 __all__ = [
     "SdcSession",
@@ -46,6 +50,8 @@ __all__ = [
     "HistoryError",
     "MeasureError",
     "RecipeError",
+    "DriftError",
+    "open_project",
     "SdcWarning",
     "DataFileError",
     "MissingDependencyError",
