@@ -1,0 +1,157 @@
+"""Carrying a plan to the next wave: `apply_to` replays a branch's steps on new data and reports
+the drift.
+
+Algorithm: the steps from the original to the branch's HEAD are applied, in order, to a new
+session over ``new_data`` (same roles, options, session seed, and each step's recorded seed).
+Before each step, the data it receives in the new wave are compared with those it received in
+the old wave (`sdcsession.session.projects.drift.step_drift`). A step that fails on the new
+data stops the replay (finding ``step_failed``; the new session's HEAD is the last step that
+ran). Last, the risk and utility measures of both HEADs are listed side by side (kind
+``measure``; the defaults of `sdcsession.session.views.scenario_measures.default_measures`
+without GDU, plus the number of records and the global risk, i.e. the mean individual re-
+identification risk, which compares waves of different sizes).
+
+The drift report has one row per finding: ``step`` (the step's id in the old tree),
+``treatment``, ``kind``, ``column``, ``values``, ``count`` (records of the new wave), ``old``
+and ``new`` (the measure in each wave; for findings, None), ``detail``. ``strict=True`` raises
+`DriftError` listing every finding (the measures alone are not drift).
+
+Example
+-------
+>>> import pandas as pd, sdcsession as sdc
+>>> old = pd.DataFrame({"age": [20, 35, 50, 64], "sex": list("mfmf")})
+>>> s = sdc.SdcSession(old, keys=["sex"], numeric=["age"], seed=1)
+>>> _ = s.global_recode("age", [0, 40, 65])
+>>> new = pd.DataFrame({"age": [20, 70, 80], "sex": list("mfx")})
+>>> s2, drift = s.apply_to(new)
+>>> drift[["kind", "column", "count"]].values.tolist()[:2]
+[['outside_intervals', 'age', 2], ['step_failed', 'age', 0]]
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ...errors import DriftError, ParameterError, RoleError, SdcError
+from ...scale._base import is_dask_frame
+from ..views.scenario_measures import default_measures, measure_value
+from .drift import step_drift
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..session import SdcSession
+
+__all__ = ["apply_to", "COLUMNS"]
+
+#: the columns of the drift report
+COLUMNS = ["step", "treatment", "kind", "column", "values", "count", "old", "new", "detail"]
+
+
+def _scenario(session: SdcSession, branch: str | None) -> SdcSession:
+    if branch is None:
+        return session
+    named = session.scenarios
+    if not isinstance(branch, str) or branch not in named:
+        raise ParameterError(f"branch: expected the name of a scenario of this tree "
+                             f"({sorted(named)}), got {branch!r:.60}")
+    return named[branch]
+
+
+def _new_session(source: SdcSession, data: Any) -> SdcSession:
+    roles = source._tree.root.state.roles
+    if is_dask_frame(data):
+        from ..distributed.steps import validate_roles
+
+        data = validate_roles(roles, data)
+    elif isinstance(data, pd.DataFrame):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            roles.validate(data)
+        data = data.copy(deep=True)
+    else:
+        raise RoleError(f"new_data: expected a pandas or Dask DataFrame, got "
+                        f"{type(data).__name__}")
+    new = object.__new__(type(source))
+    new._init(data, roles, source.seed, source.name, alpha=source.alpha, k=source.k)
+    return new
+
+
+def _measures(old_state: Any, new_state: Any) -> list[dict[str, Any]]:
+    rows = [{"kind": "measure", "column": "records", "old": old_state.n, "new": new_state.n,
+             "detail": "records in each wave"}]
+    specs = [m for m in default_measures([old_state, new_state]) if m.column != "gdu"]
+    failed: dict[str, str] = {}
+    if old_state.roles.keys:
+        rows.append({"kind": "measure", "column": "global_risk",
+                     "old": _value(old_state, "global_risk", failed),
+                     "new": _value(new_state, "global_risk", failed),
+                     "detail": "risk: mean re-identification risk (lower is better)"})
+    for m in specs:
+        rows.append({"kind": "measure", "column": m.column,
+                     "old": measure_value(m, old_state, "old wave", failed),
+                     "new": measure_value(m, new_state, "new wave", failed),
+                     "detail": f"{m.role} ({'higher' if m.role == 'utility' else 'lower'} is "
+                               "better)"})
+    for r in rows:
+        r.update(step=None, treatment=None, values=None, count=None)
+        if f"{r['column']} (new wave)" in failed or f"{r['column']} (old wave)" in failed:
+            r["detail"] += "; not computable in a wave (NaN)"
+    return rows
+
+
+def _value(state: Any, name: str, failed: dict[str, str]) -> Any:
+    try:
+        v = state.measure(name)
+        return float(getattr(v, "overall", v)) if v is not None else np.nan
+    except (SdcError, TypeError, ValueError) as e:
+        failed[name] = str(e)
+        return np.nan
+
+
+def apply_to(session: SdcSession, new_data: Any, *, branch: str | None = None,
+             strict: bool = False) -> tuple[SdcSession, pd.DataFrame]:
+    """Replay the steps of ``branch`` (default: ``session``) on ``new_data``; returns the new
+    session and the drift report (see the module docstring).
+
+    Missing values: never reported as new categories or out-of-range values.
+    """
+    if not isinstance(strict, bool):
+        raise ParameterError(f"strict: expected True or False, got {strict!r:.40}")
+    source = _scenario(session, branch)
+    new = _new_session(source, new_data)
+    rows: list[dict[str, Any]] = []
+    for step in source.head.path()[1:]:
+        t = step.treatment
+        assert t is not None and step.parent is not None
+        old_in = step.parent.state.data
+        new_in = new.state.data
+        before = len(rows)
+        try:
+            new.apply(t, seed=step.seed)
+            ran = new.head.notes
+        except SdcError as e:
+            ran = None
+            failure = str(e).splitlines()[0][:300]
+        found = step_drift(t, old_in, new_in, step.notes, ran)
+        rows += [{"step": step.id, "treatment": t.type, **f} for f in found]
+        if ran is None:
+            col = next((r["column"] for r in rows[before:]), getattr(t, "column", None))
+            rows.append({"step": step.id, "treatment": t.type, "kind": "step_failed",
+                         "column": col, "values": [], "count": 0,
+                         "detail": f"the step cannot run on the new data: {failure}"})
+            break
+    findings = list(rows)
+    rows += _measures(source.state, new.state)
+    report = pd.DataFrame(rows, columns=COLUMNS)
+    report["step"] = report["step"].astype("Int64")
+    report["count"] = report["count"].astype("Int64")
+    if strict and findings:
+        lines = [f"step #{r['step']} {r['treatment']}: {r['kind']} in {r['column']!r}: "
+                 f"{r['detail']}" + (f" {r['values'][:5]}" if r["values"] else "")
+                 for r in findings]
+        raise DriftError(f"the new data drift from the plan of scenario {source.name!r} "
+                         f"({len(findings)} finding(s)):\n" + "\n".join(f"  - {x}" for x in lines))
+    return new, report
