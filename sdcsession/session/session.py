@@ -455,6 +455,9 @@ class SdcSession(TreatmentMethods, ProjectMethods):
         s = cls(read_parquet(path, columns=list(columns) if columns else None, index=index),
                 keys, **kw)
         s._tree.source = str(path)  # type: ignore[attr-defined]
+        #: how to read the source again (projects reopen Dask sessions from it)
+        s._tree.source_options = {k: v for k, v in (  # type: ignore[attr-defined]
+            ("columns", list(columns) if columns else None), ("index", index)) if v is not None}
         return s
 
     # ---------------------------------------------------------------- display
