@@ -12,7 +12,8 @@ with ``kind``, ``column``, ``values`` (the offending values, at most `MAX_VALUES
   (the matrix given, else the one estimated on the old wave, from the step's notes);
 - ``outside_intervals``: values of a ``global_recode`` column outside the intervals the step
   used on the old wave (the cut points in its notes: ``x <= lowest`` or ``x > highest`` for
-  right-closed intervals, ``x < lowest`` or ``x >= highest`` for left-closed ones);
+  right-closed intervals, ``x < lowest`` or ``x >= highest`` for left-closed ones; a lowest
+  interval written ``[a, b]`` is closed at ``a``);
 - ``breaks_changed``: a ``global_recode`` whose cut points are computed from the data
   (``breaks=<number>`` or ``method=``) cut the new wave elsewhere (its categories differ);
 - ``outside_range``: values of a ``top_bottom_code`` column outside the range [min, max] of
@@ -148,15 +149,20 @@ def _global_recode(t: Any, old: Any, new: Any, notes: Mapping[str, Any],
     except (TypeError, ValueError):
         return []
     lo, hi = edges[0], edges[-1]
+    cats = notes.get("categories")
+    lo_closed, hi_closed = not t.right, t.right
+    if t.labels is None and isinstance(cats, list) and cats and all(
+            isinstance(x, str) for x in cats):  # R's labels: "[a,b]" closes the lowest interval
+        lo_closed, hi_closed = cats[0].startswith("["), cats[-1].endswith("]")
     x = pd.to_numeric(new[c], errors="coerce") if isinstance(new, pd.DataFrame) else new[c]
-    outside = ((x <= lo) | (x > hi)) if t.right else ((x < lo) | (x >= hi))
+    outside = ((x < lo) if lo_closed else (x <= lo)) | ((x > hi) if hi_closed else (x >= hi))
     out = []
     vals = unique_values(new[c][outside])
     if vals:
         out.append(_finding("outside_intervals", c, vals, _count(new[c], vals),
                             f"{len(vals)} value(s) outside the intervals "
-                            f"{'(' if t.right else '['}{lo:g}, {hi:g}{']' if t.right else ')'} "
-                            "used on the old wave"))
+                            f"{'[' if lo_closed else '('}{lo:g}, {hi:g}{']' if hi_closed else ')'}"
+                            " used on the old wave"))
     new_cuts = (new_notes or {}).get("breaks")
     if new_cuts is not None and not isinstance(t.breaks, tuple) and new_cuts != cuts:
         out.append(_finding("breaks_changed", c, list(new_cuts), 0,
