@@ -186,7 +186,9 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
         if not fullname.startswith("sdcsession."):
             return None
-        if fullname[11:] in _MOVED:
+        new = _MOVED.get(fullname[11:])
+        if new is not None and not new.startswith(fullname[11:] + "."):
+            # (an old module that became the package of its new module loads as that package)
             return importlib.util.spec_from_loader(fullname, self)
         old = _OLD.get(fullname)
         if old is not None and old not in sys.modules:

@@ -142,6 +142,22 @@ def _read_embedded(raw: bytes, plan: Plan, where: str) -> pd.DataFrame:
                           f"{str(e)[:200]})") from e
 
 
+#: the categories Dask shows for a categorical column whose categories it does not know
+_UNKNOWN = "__UNKNOWN_CATEGORIES__"
+
+
+def _known(data: Any, plan: Plan) -> Any:
+    """A Dask frame with the categories of its role columns known (as its session had)."""
+    if not is_dask_frame(data):
+        return data
+    from ..distributed.steps import validate_roles
+
+    try:
+        return validate_roles(plan.steps[0].roles, data)
+    except SdcError as e:
+        raise RecipeError(f"data: the recorded roles do not fit the data: {e}") from e
+
+
 def _differences(data: Any, plan: Plan) -> list[str]:
     """What differs between ``data`` and the recorded original (empty: the same data)."""
     from ..recipes.recipe import fingerprint
@@ -162,6 +178,9 @@ def _differences(data: Any, plan: Plan) -> list[str]:
         return out
     described = describe_data(data._meta if is_dask_frame(data) else data)
     for got, exp in zip(described, rec["columns"], strict=True):
+        if _UNKNOWN in (got.get("categories") or []) + (exp.get("categories") or []):
+            got, exp = (  # a Dask column whose categories are not known: its dtype only
+                {k: v for k, v in d.items() if k != "categories"} for d in (got, exp))
         if got != exp:
             what = "dtype" if got["dtype"] != exp["dtype"] else "categories"
             out.append(f"{what} of {got['name']!r}: data {got.get(what)!r:.80}, project "
@@ -189,6 +208,7 @@ def _original(plan: Plan, data: Any, members: Mapping[str, bytes], where: str) -
         if not isinstance(data, pd.DataFrame) and not is_dask_frame(data):
             raise ParameterError(f"data: expected a pandas or Dask DataFrame, got "
                                  f"{type(data).__name__}")
+        data = _known(data, plan)
         diff = _differences(data, plan)
         if diff:
             raise RecipeError("data: not the data the project was made on: " + "; ".join(diff))
@@ -204,7 +224,7 @@ def _original(plan: Plan, data: Any, members: Mapping[str, bytes], where: str) -
     if rec["engine"] == "dask":
         from ...scale.parquet import read_parquet
 
-        loaded = read_parquet(src, **dict(rec.get("source_options") or {}))
+        loaded = _known(read_parquet(src, **dict(rec.get("source_options") or {})), plan)
     else:
         from ...io import read_data
 

@@ -7,9 +7,10 @@ Before each step, the data it receives in the new wave are compared with those i
 the old wave (`sdcsession.session.projects.drift.step_drift`). A step that fails on the new
 data stops the replay (finding ``step_failed``; the new session's HEAD is the last step that
 ran). Last, the risk and utility measures of both HEADs are listed side by side (kind
-``measure``; the defaults of `sdcsession.session.views.scenario_measures.default_measures`
-without GDU, plus the number of records and the global risk, i.e. the mean individual re-
-identification risk, which compares waves of different sizes).
+``measure``): records, global risk (the mean individual re-identification risk, which compares
+waves of different sizes), expected re-identifications (also of households), k-anonymity
+violations for k = 2, 3, 5, suppressions in the keys and IL1s of the numeric variables, as the
+session's ``risk`` and ``utility`` views give them (on pandas and on Dask).
 
 The drift report has one row per finding: ``step`` (the step's id in the old tree),
 ``treatment``, ``kind``, ``column``, ``values``, ``count`` (records of the new wave), ``old``
@@ -38,7 +39,6 @@ import pandas as pd
 
 from ...errors import DriftError, ParameterError, RoleError, SdcError
 from ...scale._base import is_dask_frame
-from ..views.scenario_measures import default_measures, measure_value
 from .drift import step_drift
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,36 +79,45 @@ def _new_session(source: SdcSession, data: Any) -> SdcSession:
     return new
 
 
-def _measures(old_state: Any, new_state: Any) -> list[dict[str, Any]]:
-    rows = [{"kind": "measure", "column": "records", "old": old_state.n, "new": new_state.n,
+#: the measures of both waves: (column, what, lower is better?, getter of a session)
+_MEASURES: list[tuple[str, str, Any]] = [
+    ("global_risk", "risk", lambda s: s.risk.global_risk),
+    ("expected_reidentifications", "risk", lambda s: s.risk.expected_reidentifications),
+    ("household_expected_reidentifications", "risk",
+     lambda s: s.risk.household_expected_reidentifications),
+    ("k2_violations", "risk", lambda s: s.risk.k_violations(2)),
+    ("k3_violations", "risk", lambda s: s.risk.k_violations(3)),
+    ("k5_violations", "risk", lambda s: s.risk.k_violations(5)),
+    ("suppressions", "loss", lambda s: s.utility.suppressions_total),
+    ("il1s", "loss", lambda s: s.utility.il1s),
+]
+
+
+def _measures(old: SdcSession, new: SdcSession) -> list[dict[str, Any]]:
+    """The risk and utility measures of both HEADs (pandas and Dask alike)."""
+    rows = [{"kind": "measure", "column": "records", "old": old.state.n, "new": new.state.n,
              "detail": "records in each wave"}]
-    specs = [m for m in default_measures([old_state, new_state]) if m.column != "gdu"]
-    failed: dict[str, str] = {}
-    if old_state.roles.keys:
-        rows.append({"kind": "measure", "column": "global_risk",
-                     "old": _value(old_state, "global_risk", failed),
-                     "new": _value(new_state, "global_risk", failed),
-                     "detail": "risk: mean re-identification risk (lower is better)"})
-    for m in specs:
-        rows.append({"kind": "measure", "column": m.column,
-                     "old": measure_value(m, old_state, "old wave", failed),
-                     "new": measure_value(m, new_state, "new wave", failed),
-                     "detail": f"{m.role} ({'higher' if m.role == 'utility' else 'lower'} is "
-                               "better)"})
+    roles = old.roles
+    for column, what, get in _MEASURES:
+        if not roles.keys and what == "risk" or column == "il1s" and not roles.numeric \
+                or column.startswith("household") and not roles.household \
+                or column == "suppressions" and not roles.keys:
+            continue
+        vals, failed = [], []
+        for s in (old, new):
+            try:
+                v = get(s)
+                vals.append(np.nan if v is None else (int(v) if isinstance(
+                    v, (int, np.integer)) else float(v)))
+            except (SdcError, TypeError, ValueError, ArithmeticError) as e:
+                vals.append(np.nan)
+                failed.append(str(e).splitlines()[0][:120])
+        rows.append({"kind": "measure", "column": column, "old": vals[0], "new": vals[1],
+                     "detail": f"{what} (lower is better)" + (
+                         f"; not computable: {failed[0]}" if failed else "")})
     for r in rows:
         r.update(step=None, treatment=None, values=None, count=None)
-        if f"{r['column']} (new wave)" in failed or f"{r['column']} (old wave)" in failed:
-            r["detail"] += "; not computable in a wave (NaN)"
     return rows
-
-
-def _value(state: Any, name: str, failed: dict[str, str]) -> Any:
-    try:
-        v = state.measure(name)
-        return float(getattr(v, "overall", v)) if v is not None else np.nan
-    except (SdcError, TypeError, ValueError) as e:
-        failed[name] = str(e)
-        return np.nan
 
 
 def apply_to(session: SdcSession, new_data: Any, *, branch: str | None = None,
@@ -144,7 +153,7 @@ def apply_to(session: SdcSession, new_data: Any, *, branch: str | None = None,
                          "detail": f"the step cannot run on the new data: {failure}"})
             break
     findings = list(rows)
-    rows += _measures(source.state, new.state)
+    rows += _measures(source, new)
     report = pd.DataFrame(rows, columns=COLUMNS)
     report["step"] = report["step"].astype("Int64")
     report["count"] = report["count"].astype("Int64")
