@@ -152,7 +152,8 @@ def _run_drift(args: argparse.Namespace) -> Any:
     try:
         project = SdcSession.open_project(args.recipe)
     except RecipeError as e:
-        raise _BadInput(str(e).replace("\n", " ")) from e
+        raise _BadInput("--drift needs a project file (saved by save_project): "
+                        + str(e).replace("\n", " ")) from e
     df = _read(args.data, args.sep)
     _progress(f"replaying the plan of {args.recipe} on {len(df):,} records …")
     try:

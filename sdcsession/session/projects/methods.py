@@ -137,3 +137,8 @@ class ProjectMethods:
         tree = self._tree  # type: ignore[attr-defined]
         live = [r() for r in tree.sessions]
         return {x.name: x for x in live if x is not None}
+
+    @property
+    def branches(self) -> dict[str, Any]:
+        """Alias of `scenarios`: the live sessions sharing this tree, by name."""
+        return self.scenarios

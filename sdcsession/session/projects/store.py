@@ -70,7 +70,7 @@ def _parquet_bytes(df: pd.DataFrame) -> bytes:
 
     buf = io.BytesIO()
     try:
-        df.to_parquet(buf, index=True)
+        df.to_parquet(buf, index=True, compression="zstd")
         back = pd.read_parquet(io.BytesIO(buf.getvalue()))
     except (ValueError, TypeError, ImportError, OSError, NotImplementedError) as e:
         raise RecipeError(f"include_data: the original data cannot be stored as Parquet "
@@ -245,15 +245,12 @@ def open_project(cls: type[SdcSession], path: str | Path, data: Any = None) -> S
     original = _original(plan, data, members, where)
     steps = plan.steps
     roles0 = steps[0].roles
-    try:
-        if is_dask_frame(original):
-            from ..distributed.steps import validate_roles
-
-            original = validate_roles(roles0, original)
-        else:
-            roles0.validate(original)
-    except SdcError as e:
-        raise RecipeError(f"{where}: the recorded roles do not fit the data: {e}") from e
+    if data is not None or DATA_MEMBER not in members:  # (the embedded copy is the session's)
+        if not is_dask_frame(original):  # (a Dask frame was checked by _known)
+            try:
+                roles0.validate(original)
+            except SdcError as e:
+                raise RecipeError(f"{where}: the recorded roles do not fit the data: {e}") from e
     scen = plan.scenarios
     first = object.__new__(cls)
     first._init(original, roles0, plan.seed, scen[0]["name"], alpha=plan.alpha, k=plan.k,
