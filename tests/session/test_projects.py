@@ -305,3 +305,15 @@ def test_members_are_plain_json_and_parquet(session, survey, tmp_path):
     assert [sc["name"] for sc in m["scenarios"]] == ["main", "swap", "recode"]
     assert m["data"]["n_records"] == len(survey) and m["data"]["fingerprint"].startswith("sha256:")
     assert "saved" not in json.dumps(m)  # no time of saving: same tree, same bytes
+
+
+def test_pending_states_are_computed_once_across_threads(session, survey, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    s2 = sdc.open_project(session.save_project(tmp_path / "p.sdcproj"), data=survey)
+    assert s2.state.distributed is False and not s2.state.ready  # no replay to tell the engine
+    with ThreadPoolExecutor(4) as pool:
+        frames = list(pool.map(lambda _: s2.state.data, range(8)))
+    assert all(f is frames[0] for f in frames)  # one replay, shared
+    assert digest(frames[0]) == digest(session.data)
+    assert s2.state.replay is not None and s2.state.replay.label == "step #3 local_suppression"

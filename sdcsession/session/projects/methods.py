@@ -95,7 +95,7 @@ class ProjectMethods:
 
         return open_project(cls, path, data)  # type: ignore[arg-type]
 
-    def apply_to(self, new_data: Any, branch: str | None = None, *,
+    def apply_to(self, new_data: Any, branch: str | None = None,
                  strict: bool = False) -> tuple[Any, Any]:
         """Replay a branch's steps on ``new_data`` (the next wave of a survey) and report what
         no longer fits: returns ``(session, drift)``.
