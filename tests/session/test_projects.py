@@ -317,3 +317,22 @@ def test_pending_states_are_computed_once_across_threads(session, survey, tmp_pa
     assert all(f is frames[0] for f in frames)  # one replay, shared
     assert digest(frames[0]) == digest(session.data)
     assert s2.state.replay is not None and s2.state.replay.label == "step #3 local_suppression"
+
+
+def test_embedded_data_must_match_the_description(session, survey, tmp_path):
+    import io
+
+    src = session.save_project(tmp_path / "p.sdcproj", include_data=True)
+    members = read_archive(src, {"project.json": 2**30, "data/original.parquet": 2**34})
+    other = io.BytesIO()
+    survey.drop(columns="savings").to_parquet(other)
+    forged = write_archive(tmp_path / "forged.sdcproj", [
+        ("project.json", members["project.json"], True),
+        ("data/original.parquet", other.getvalue(), False)])
+    with pytest.raises(RecipeError, match="embedded data do not have the columns"):
+        sdc.open_project(forged)
+    junk = write_archive(tmp_path / "junk.sdcproj", [
+        ("project.json", members["project.json"], True),
+        ("data/original.parquet", b"PAR1 not parquet PAR1", False)])
+    with pytest.raises(RecipeError, match="not a readable Parquet file"):
+        sdc.open_project(junk)

@@ -136,10 +136,14 @@ def _read_embedded(raw: bytes, plan: Plan, where: str) -> pd.DataFrame:
         raise RecipeError(f"{where}: the embedded data would expand more than "
                           f"{MAX_EXPANSION} times in memory")
     try:
-        return pd.read_parquet(io.BytesIO(raw))
+        df = pd.read_parquet(io.BytesIO(raw))
     except Exception as e:  # noqa: BLE001
         raise RecipeError(f"{where}: the embedded data cannot be read ({type(e).__name__}: "
                           f"{str(e)[:200]})") from e
+    if list(df.columns) != plan.data["names"] or describe_data(df) != plan.data["columns"]:
+        raise RecipeError(f"{where}: the embedded data do not have the columns, types and "
+                          "categories the project describes")
+    return df
 
 
 #: the categories Dask shows for a categorical column whose categories it does not know
