@@ -32,7 +32,7 @@ from ..methods.basic import Recode, RemoveColumns
 from ..roles import Roles
 from ..scale._base import is_dask_frame
 from .history import Step, Tree, step_seed
-from .projects import ProjectMethods
+from .projects import ProjectMixin
 from .release.check import export, release_check, release_data
 from .replay import run_treatment
 from .state import State
@@ -81,7 +81,7 @@ class HistoryView(Sequence):
         return history_text(self._steps)
 
 
-class SdcSession(TreatmentMethods, ProjectMethods):
+class SdcSession(TreatmentMethods, ProjectMixin):
     """An anonymisation session: roles, the original data, a history tree and a HEAD.
 
     The roles (see `Roles`) are validated against ``data``: every problem is listed in one

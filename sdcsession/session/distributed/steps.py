@@ -61,7 +61,7 @@ def n_records(state: State) -> int:
 
 
 def _load_kernels() -> None:
-    from ...scale import randomised  # noqa: F401  (register)
+    from ...scale import by_strata, randomised  # noqa: F401  (register their treatments)
 
 
 def _linked_part(before: pd.DataFrame, after: pd.DataFrame, roles: Roles) -> pd.DataFrame:

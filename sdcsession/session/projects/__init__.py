@@ -7,10 +7,10 @@ next wave of a survey with a drift report.
 - `store`: `save_project` and `open_project` (lazy replay: pending states);
 - `drift`: what no longer fits when a step is replayed on new data;
 - `waves`: `apply_to` (replay a branch on new data, the drift report);
-- `methods`: the session methods (`ProjectMethods`: ``save_project``, ``open_project``,
+- `methods`: the session methods (`ProjectMixin`: ``save_project``, ``open_project``,
   ``apply_to``, ``scenarios``).
 """
 
-from .methods import ProjectMethods
+from .methods import ProjectMixin
 
-__all__ = ["ProjectMethods"]
+__all__ = ["ProjectMixin"]

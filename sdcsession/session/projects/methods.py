@@ -18,10 +18,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ProjectMethods"]
+__all__ = ["ProjectMixin"]
 
 
-class ProjectMethods:
+class ProjectMixin:
     """Session methods for projects: save the tree, open it, carry a branch to new data."""
 
     def save_project(self, path: str | Path, *, include_data: bool = False,
