@@ -15,7 +15,8 @@ session's ``risk`` and ``utility`` views give them (on pandas and on Dask).
 The drift report has one row per finding: ``step`` (the step's id in the old tree),
 ``treatment``, ``kind``, ``column``, ``values``, ``count`` (records of the new wave), ``old``
 and ``new`` (the measure in each wave; for findings, None), ``detail``. ``strict=True`` raises
-`DriftError` listing every finding (the measures alone are not drift).
+`DriftError` listing every finding (the measures alone are not drift). New data that do not
+have the session's role columns are a `RoleError` (nothing can be replayed on them).
 
 Example
 -------
