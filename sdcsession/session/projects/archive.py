@@ -69,9 +69,9 @@ def _same_file(a: Path, b: Any) -> bool:
         return False
 
 
-def write_archive(path: str | Path, members: Iterable[tuple[str, bytes | Path, bool]], *,
+def write_archive(path: str | Path, members: Iterable[tuple[str, bytes, bool]], *,
                   overwrite: bool = False, protect: Iterable[Any] = ()) -> Path:
-    """Write ``members`` (name, bytes or a file to copy, deflate?) as a sealed ZIP at ``path``.
+    """Write ``members`` (name, bytes, deflate?) as a sealed ZIP at ``path``.
 
     Refuses (`DataFileError`) an existing ``path`` unless ``overwrite=True``, any of the
     ``protect`` paths (the session's source data) always, and a directory or a missing parent
@@ -102,12 +102,7 @@ def write_archive(path: str | Path, members: Iterable[tuple[str, bytes | Path, b
                     info.compress_type = zipfile.ZIP_DEFLATED if deflate else zipfile.ZIP_STORED
                     info.create_system = 3
                     info.external_attr = 0o644 << 16
-                    if isinstance(content, Path):
-                        with content.open("rb") as src, z.open(info, "w", force_zip64=True) as dst:
-                            while chunk := src.read(_CHUNK):
-                                dst.write(chunk)
-                    else:
-                        z.writestr(info, content)
+                    z.writestr(info, content)
                 z.comment = SEAL + b"0" * 64
             end = f.seek(0, os.SEEK_END)
             digest = _hash_prefix(f, end - _SEAL_LEN)
