@@ -159,6 +159,11 @@ def test_data_from_a_modified_file_is_refused(session, survey, tmp_path):
     changed.to_parquet(csv)
     with pytest.raises(RecipeError, match=r"values differ in column\(s\) \['income'\]"):
         sdc.open_project(path, data=pd.read_parquet(csv))
+    with pytest.raises(RecipeError, match=r"values differ in column\(s\) \['income'\]"):
+        sdc.open_project(path, data=csv)  # the file itself
+    survey.to_parquet(tmp_path / "same.parquet")
+    assert digest(sdc.open_project(path, data=tmp_path / "same.parquet").data) == \
+        digest(session.data)
     with pytest.raises(RecipeError, match=r"columns missing: \['savings'\]"):
         sdc.open_project(path, data=survey.drop(columns="savings"))
     with pytest.raises(RecipeError, match="dtype of 'hhsize'"):

@@ -65,8 +65,9 @@ class ProjectMixin:
         """Open a project saved by `save_project`: the session that was current when it was
         saved, sharing its tree with every saved scenario (``s.scenarios``).
 
-        The original data are ``data=`` (a pandas or Dask DataFrame, which must be the data
-        the project was made on: a `RecipeError` names what differs — records, columns, types,
+        The original data are ``data=`` (a pandas or Dask DataFrame, or the path of a data
+        file read with `sdcsession.read_data`, or of a Parquet dataset directory read on Dask;
+        they must be the data the project was made on: a `RecipeError` names what differs — records, columns, types,
         categories or the columns whose values differ), else the embedded copy, else the
         recorded source (a Dask session's Parquet dataset reopens on Dask).
 

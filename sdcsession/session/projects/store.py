@@ -11,7 +11,9 @@ loaded and checked, but no step is replayed until its data are asked for; then t
 pending ancestors are replayed from the recorded treatments and seeds and checked against the
 recorded fingerprints (`sdcsession.session.replay.Replay`).
 
-The original data are, in this order: ``data=`` (checked against the recorded fingerprint:
+The original data are, in this order: ``data=`` (a DataFrame, or a data file read with
+`sdcsession.read_data`, or a Parquet dataset directory read on Dask; checked against the
+recorded fingerprint:
 shape, column names and types, categories, content — a `RecipeError` names what differs), the
 embedded Parquet copy, or the recorded source (a Dask session's Parquet dataset, reopened on
 Dask; a file read with `sdcsession.read_data`). The engine follows the data: a Dask frame gives
@@ -208,6 +210,15 @@ def _differences(data: Any, plan: Plan) -> list[str]:
 
 def _original(plan: Plan, data: Any, members: Mapping[str, bytes], where: str) -> Any:
     rec = plan.data
+    if isinstance(data, (str, Path)):  # a data file (a directory: a Parquet dataset, on Dask)
+        if Path(data).is_dir():
+            from ...scale.parquet import read_parquet
+
+            data = read_parquet(data, **dict(rec.get("source_options") or {}))
+        else:
+            from ...io import read_data
+
+            data = read_data(data)
     if data is not None:
         if not isinstance(data, pd.DataFrame) and not is_dask_frame(data):
             raise ParameterError(f"data: expected a pandas or Dask DataFrame, got "
