@@ -96,7 +96,7 @@ def project_bytes() -> bytes:
         return s.save_project(Path(d) / "p.sdcproj", include_data=True).read_bytes()
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=80)
 @given(data=st.data())
 def test_truncation_is_a_recipe_error(project_bytes, tmp_path_factory, data):
     cut = data.draw(st.integers(0, len(project_bytes) - 1))
@@ -106,7 +106,7 @@ def test_truncation_is_a_recipe_error(project_bytes, tmp_path_factory, data):
         sdc.open_project(p)
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=150)
 @given(data=st.data())
 def test_bit_flip_is_a_recipe_error(project_bytes, tmp_path_factory, data):
     pos = data.draw(st.integers(0, len(project_bytes) - 1))

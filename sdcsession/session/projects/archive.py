@@ -12,6 +12,8 @@ the format names are read (`read_archive` ``allowed``), each declared at most ``
 bytes, a deflated member at most `MAX_RATIO` times its compressed size (no ZIP bomb), and the
 bytes read never exceed the declared size (the CRC is checked). Every failure is a
 `RecipeError` naming the file and the problem; nothing in a member is executed or imported.
+An archive with no comment at all (a project unzipped, edited and zipped again by another tool)
+is read without the checksum, with every other check; any other ending is refused.
 
 Writing never replaces an existing file unless ``overwrite=True``: the archive is written to a
 temporary file in the target directory, flushed to disk, then linked to the target name
@@ -133,19 +135,24 @@ def write_archive(path: str | Path, members: Iterable[tuple[str, bytes, bool]], 
     return p
 
 
-def _check_seal(f: Any, size: int, where: str) -> None:
-    if size < _SEAL_LEN + 22:
+def _check_seal(f: Any, size: int, where: str) -> bool:
+    """Verify the checksum at the end of the file; False for an archive without any comment
+    (a project re-zipped by another tool), which is read without it."""
+    if size < 22:
         raise RecipeError(f"{where}: not a project file ({size} bytes; truncated or another "
                           "kind of file)")
-    f.seek(size - _SEAL_LEN)
+    f.seek(max(size - _SEAL_LEN, 0))
     tail = f.read(_SEAL_LEN)
     if not tail.startswith(SEAL):
-        raise RecipeError(f"{where}: not a sealed project file (no 'sdcsession-project' "
-                          "checksum at its end: truncated, or another kind of file)")
+        if tail[-22:-18] == b"PK\x05\x06" and tail[-2:] == b"\x00\x00":
+            return False  # a ZIP archive ending with an empty comment: no checksum to verify
+        raise RecipeError(f"{where}: not a project file (no 'sdcsession-project' checksum at "
+                          "its end: truncated, damaged, or another kind of file)")
     digest = tail[len(SEAL):]
     if _hash_prefix(f, size - _SEAL_LEN).encode("ascii") != digest:
         raise RecipeError(f"{where}: the checksum does not match its content; the file is "
                           "corrupt (changed or damaged after it was saved)")
+    return True
 
 
 def read_archive(path: str | Path, limits: Mapping[str, int], *,
