@@ -53,7 +53,10 @@ def test_each_drift_is_listed_with_its_records(waves):
     inc, lo, hi = new["income"], old["income"].min(), old["income"].max()
     out = inc[(inc < lo) | (inc > hi)]
     assert -5.0 in out.tolist()
+    ages = sorted(set(new["age5"].dropna()) - set(old["age5"].dropna()))
+    assert ages == ["90+"]  # a key no step recodes: listed against the original (step 0)
     assert got == [
+        (0, "new_category", "age5", ("90+",), int(new["age5"].isin(ages).sum())),
         (1, "new_category", "water", ("tank",), 3),
         (1, "pram_matrix_missing", "water", ("tank",), 3),
         (2, "new_category", "region", ("R13",), 2),
@@ -81,7 +84,7 @@ def test_strict_raises_with_every_finding(waves):
         s.apply_to(new, strict=True)
     assert isinstance(e.value, RecipeError)
     msg = str(e.value)
-    for text in ("5 finding(s)", "'tank'", "'R13'", "outside_intervals in 'expend'",
+    for text in ("6 finding(s)", "'tank'", "'R13'", "'90+'", "outside_intervals in 'expend'",
                  "outside_range in 'income'", "pram_matrix_missing"):
         assert text in msg
     same, drift = s.apply_to(old, strict=True)  # the old wave itself: no drift
@@ -143,7 +146,8 @@ def test_branch_by_name(waves):
     s.recode("sex", {"f": "female"})
     s2, drift = s.apply_to(new, branch="alt")
     assert s2.name == "alt" and s2.history[1].treatment == alt.head.treatment
-    assert _rows(drift, "new_category")["column"].tolist() == ["region"]
+    assert _rows(drift, "new_category")[["step", "column"]].values.tolist() == [
+        [0, "age5"], [1, "region"]]  # region: its recode step; age5: no step recodes it
     with pytest.raises(ParameterError, match="branch"):
         s.apply_to(new, branch="nope")
 

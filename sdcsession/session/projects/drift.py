@@ -22,6 +22,10 @@ with ``kind``, ``column``, ``values`` (the offending values, at most `MAX_VALUES
 - ``hierarchy_uncovered``: values of a ``generalize`` column that a level of its hierarchy does
   not cover (the generalisation would fail or be undefined).
 
+`key_drift` adds, for the original data, the new categories of the key and PRAM variables that
+no step of the plan recodes, groups, PRAMs or generalises (``new_category`` of step 0: the plan
+never considered them, e.g. a new rare region that local suppression must now handle).
+
 Missing values are never findings (they are neither categories nor out of range). The sets are
 read from the distinct values (`unique_values`); on a Dask frame they are computed on the
 workers and only the distinct values come back.
@@ -47,7 +51,10 @@ import pandas as pd
 from ...errors import SdcError
 from ...methods.base import label_order
 
-__all__ = ["step_drift", "unique_values", "MAX_VALUES"]
+__all__ = ["step_drift", "key_drift", "unique_values", "MAX_VALUES", "SELF_CHECKING"]
+
+#: step types whose own findings cover the new categories of their columns
+SELF_CHECKING = {"recode", "group_categories", "pram", "global_recode", "generalize"}
 
 #: offending values listed per finding (the count covers all of them)
 MAX_VALUES = 20
@@ -219,6 +226,21 @@ def _generalize(t: Any, new: Any) -> list[dict[str, Any]]:
             out.append(_finding("hierarchy_uncovered", c, bad, _count(new[c], bad),
                                 f"{len(bad)} value(s) the hierarchy ({h.kind}, height "
                                 f"{h.height}) does not cover at every level"))
+    return out
+
+
+def key_drift(old: Any, new: Any, columns: list[str], covered: set[str]) -> list[dict[str, Any]]:
+    """``new_category`` findings of the key and PRAM ``columns`` not in ``covered`` (columns a
+    step of the plan checks itself): values of ``new`` never seen in ``old``."""
+    out = []
+    for c in columns:
+        if c in covered or c not in old.columns or c not in new.columns:
+            continue
+        vals = _new_labels(old, new, c)
+        if vals:
+            out.append(_finding("new_category", c, vals, _count(new[c], vals),
+                                f"{len(vals)} category(ies) of a key or PRAM variable not seen "
+                                "in the old wave; no step of the plan recodes them"))
     return out
 
 

@@ -3,8 +3,10 @@ the drift.
 
 Algorithm: the steps from the original to the branch's HEAD are applied, in order, to a new
 session over ``new_data`` (same roles, options, session seed, and each step's recorded seed).
-Before each step, the data it receives in the new wave are compared with those it received in
-the old wave (`sdcsession.session.projects.drift.step_drift`). A step that fails on the new
+First the key and PRAM variables that no step recodes are compared between the two originals
+(`sdcsession.session.projects.drift.key_drift`); then, before each step, the data it receives in
+the new wave are compared with those it received in the old wave
+(`sdcsession.session.projects.drift.step_drift`). A step that fails on the new
 data stops the replay (finding ``step_failed``; the new session's HEAD is the last step that
 ran). Last, the risk and utility measures of both HEADs are listed side by side (kind
 ``measure``): records, global risk (the mean individual re-identification risk, which compares
@@ -40,7 +42,7 @@ import pandas as pd
 
 from ...errors import DriftError, ParameterError, RoleError, SdcError
 from ...scale._base import is_dask_frame
-from .drift import step_drift
+from .drift import SELF_CHECKING, key_drift, step_drift
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..session import SdcSession
@@ -121,6 +123,15 @@ def _measures(old: SdcSession, new: SdcSession) -> list[dict[str, Any]]:
     return rows
 
 
+def _columns_of(t: Any) -> list[str]:
+    """The columns a treatment works on (``column``, ``columns`` or its hierarchies)."""
+    if getattr(t, "column", None) is not None:
+        return [t.column]
+    if getattr(t, "hierarchies", None) is not None:
+        return list(t.hierarchies)
+    return list(getattr(t, "columns", ()) or ())
+
+
 def apply_to(session: SdcSession, new_data: Any, *, branch: str | None = None,
              strict: bool = False) -> tuple[SdcSession, pd.DataFrame]:
     """Replay the steps of ``branch`` (default: ``session``) on ``new_data``; returns the new
@@ -133,7 +144,13 @@ def apply_to(session: SdcSession, new_data: Any, *, branch: str | None = None,
     source = _scenario(session, branch)
     new = _new_session(source, new_data)
     rows: list[dict[str, Any]] = []
-    for step in source.head.path()[1:]:
+    path = source.head.path()
+    covered = {c for st in path[1:] if st.treatment.type in SELF_CHECKING  # type: ignore[union-attr]
+               for c in _columns_of(st.treatment)}
+    roles = path[0].state.roles
+    rows += [{"step": 0, "treatment": "original", **f} for f in key_drift(
+        path[0].state.data, new.state.data, [*roles.keys, *roles.pram], covered)]
+    for step in path[1:]:
         t = step.treatment
         assert t is not None and step.parent is not None
         old_in = step.parent.state.data
