@@ -28,8 +28,8 @@ Example
 >>> _ = s.global_recode("age", [0, 40, 65])
 >>> new = pd.DataFrame({"age": [20, 70, 80], "sex": list("mfx")})
 >>> s2, drift = s.apply_to(new)
->>> drift[["kind", "column", "count"]].values.tolist()[:2]
-[['outside_intervals', 'age', 2], ['step_failed', 'age', 0]]
+>>> drift[["kind", "column", "count"]].values.tolist()[:3]
+[['new_category', 'sex', 1], ['outside_intervals', 'age', 2], ['step_failed', 'age', 0]]
 """
 
 from __future__ import annotations
