@@ -13,6 +13,7 @@ import sys
 from ._version import __version__
 from .errors import (
     DataFileError,
+    DriftError,
     HistoryError,
     MeasureError,
     MissingDependencyError,
@@ -28,6 +29,9 @@ from .present import compare, frontier, report
 from .roles import Roles
 from .session import SdcSession
 from .session.sweeps.grid import Sweep
+
+#: open a project file saved by ``SdcSession.save_project`` (see `SdcSession.open_project`)
+open_project = SdcSession.open_project
 
 __all__ = [
     "SdcSession",
@@ -46,6 +50,8 @@ __all__ = [
     "HistoryError",
     "MeasureError",
     "RecipeError",
+    "DriftError",
+    "open_project",
     "SdcWarning",
     "DataFileError",
     "MissingDependencyError",
@@ -182,7 +188,9 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
         if not fullname.startswith("sdcsession."):
             return None
-        if fullname[11:] in _MOVED:
+        new = _MOVED.get(fullname[11:])
+        if new is not None and not new.startswith(fullname[11:] + "."):
+            # (an old module that became the package of its new module loads as that package)
             return importlib.util.spec_from_loader(fullname, self)
         old = _OLD.get(fullname)
         if old is not None and old not in sys.modules:

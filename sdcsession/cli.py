@@ -6,6 +6,7 @@ Commands::
     sdcsession risk DATA --keys a,b,c [--weight w] [--household h] [--json]
     sdcsession run RECIPE --data DATA --out OUT [--report REPORT.html] [--strict] [--force]
                                             [--overwrite] [--keep-order]
+                                            [--drift [--branch NAME]]
     sdcsession measure ORIGINAL MASKED [--measures m1,m2] [--columns ...] [--json]
     sdcsession app DATA [--keys a,b,c] [--numeric x,y] [--weight w] [--household h]
                         [--port N] [--no-browser]   the workbench as a local web app (Voilà)
@@ -54,8 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--sep", help="CSV delimiter (default: sniffed)")
     r.add_argument("--json", action="store_true", help="print JSON instead of text")
 
-    u = sub.add_parser("run", help="replay a recipe on a file and write the anonymised file")
-    u.add_argument("recipe")
+    u = sub.add_parser("run", help="replay a recipe (or a project's branch) on a file and write "
+                                   "the anonymised file")
+    u.add_argument("recipe", help="a recipe (JSON) or a project file (.sdcproj)")
     u.add_argument("--data", required=True)
     u.add_argument("--out", required=True)
     u.add_argument("--report", help="also write an HTML report")
@@ -67,6 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="replace OUT (and REPORT) if they exist")
     u.add_argument("--keep-order", action="store_true",
                    help="write the records in the file's order (default: a seeded random order)")
+    u.add_argument("--drift", action="store_true",
+                   help="RECIPE is a project: replay its branch on DATA as the next wave and "
+                        "print the drift report (with --strict any drift is an error)")
+    u.add_argument("--branch", help="with --drift: the project's scenario to replay "
+                                    "(default: the one current when it was saved)")
 
     m = sub.add_parser("measure", help="utility / information-loss measures of two files")
     m.add_argument("original")
@@ -139,11 +146,39 @@ def cmd_risk(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_drift(args: argparse.Namespace) -> Any:
+    """``run --drift``: the project's branch replayed on DATA; prints the drift report."""
+    import pandas as pd
+
+    from .errors import DriftError, RecipeError, RoleError
+    from .session import SdcSession
+
+    try:
+        project = SdcSession.open_project(args.recipe)
+    except RecipeError as e:
+        raise _BadInput("--drift needs a project file (saved by save_project): "
+                        + str(e).replace("\n", " ")) from e
+    df = _read(args.data, args.sep)
+    _progress(f"replaying the plan of {args.recipe} on {len(df):,} records …")
+    try:
+        s, drift = project.apply_to(df, branch=args.branch, strict=args.strict)
+    except DriftError as e:
+        raise _BadInput(str(e)) from e
+    except (RecipeError, RoleError) as e:
+        raise _BadInput(str(e).replace("\n", " ")) from e
+    with pd.option_context("display.width", 200, "display.max_colwidth", 90,
+                           "display.max_rows", 500):
+        print(drift.to_string(index=False))
+    return s
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .errors import RecipeError, RoleError
     from .session import SdcSession
     from .session.recipes.recipe import load_recipe
 
+    if args.branch and not args.drift:
+        raise _BadInput("--branch: only with --drift (a project's scenario)")
     if args.report:  # checked before anything is replayed or written
         rp = Path(args.report)
         if rp.is_dir() or not rp.parent.is_dir():
@@ -157,6 +192,13 @@ def cmd_run(args: argparse.Namespace) -> int:
                             "another path such as report.html")
         if rp.exists() and not args.overwrite:
             raise _BadInput(f"--report: {args.report!r} exists; pass --overwrite to replace it")
+    if args.drift:
+        s = _run_drift(args)
+        s.export(args.out, protect=args.data, force=args.force, overwrite=args.overwrite,
+                 shuffle=not args.keep_order)
+        if args.report:
+            s.report(args.report, overwrite=args.overwrite)
+        return 0
     try:
         recipe = load_recipe(args.recipe)
     except RecipeError as e:

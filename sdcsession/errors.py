@@ -21,6 +21,7 @@ __all__ = [
     "HistoryError",
     "MeasureError",
     "RecipeError",
+    "DriftError",
     "DataFileError",
     "MissingDependencyError",
     "SdcWarning",
@@ -65,6 +66,11 @@ class MeasureError(SdcError, ValueError):
 
 class RecipeError(SdcError, ValueError):
     """A recipe is malformed, of a newer format, or names unknown treatments."""
+
+
+class DriftError(RecipeError):
+    """New data no longer fit a plan (``apply_to(..., strict=True)``): new categories, values
+    outside recode intervals, uncovered hierarchy levels, PRAM matrices missing a category."""
 
 
 class DataFileError(SdcError, ValueError):

@@ -1,5 +1,6 @@
 """What a session *is*: `SdcSession` (the one mutable HEAD), its roles, frozen states, the history
-tree, cached measures, the risk and utility views, and recipes.
+tree, cached measures, the risk and utility views, recipes and projects (`projects`: the whole
+tree saved and reopened lazily, `SdcSession.apply_to` with its drift report).
 
 This layer imports the kernels (``risk``, ``methods``, ``utility``) and ``io``, never the
 presentation layer; plots, HTML, compare and report are attached to the session from above

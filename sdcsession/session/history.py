@@ -91,8 +91,10 @@ class Tree:
         self.root = self.add(root_state, None, None, None, 0.0, {})
 
     def add(self, state: State, parent: Step | None, treatment: Treatment | None,
-            seed: int | None, seconds: float, notes: dict[str, Any]) -> Step:
-        """Create a step as a child of ``parent`` and return it.
+            seed: int | None, seconds: float, notes: dict[str, Any], *,
+            created: str | None = None) -> Step:
+        """Create a step as a child of ``parent`` and return it (``created``: its creation time
+        as ISO text; default now; projects restore the recorded one).
 
         Thread-safe: sessions sharing this tree (branches) may add steps from several threads;
         the id is taken and the step stored under one lock, so ids stay unique and equal to the
@@ -102,6 +104,8 @@ class Tree:
             step = Step(id=len(self._steps), state=state, parent=parent, treatment=treatment,
                         seed=seed, depth=0 if parent is None else parent.depth + 1,
                         seconds=seconds, notes=notes)
+            if created is not None:
+                step.created = created
             self._steps.append(step)
             if parent is not None:
                 parent.children.append(step)

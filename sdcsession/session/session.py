@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import time
 import warnings
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
@@ -26,19 +25,18 @@ from ..errors import (
     ParameterError,
     RecipeError,
     RoleError,
-    SdcError,
     SdcWarning,
-    TreatmentError,
 )
-from ..methods.base import Result, Treatment, check_int, check_number
+from ..methods.base import Treatment, check_int, check_number
 from ..methods.basic import Recode, RemoveColumns
 from ..roles import Roles
 from ..scale._base import is_dask_frame
 from .contracts import ContractsMixin
-from .guards import check_identifiers, follow_linked
 from .history import HistoryView, Step, Tree, step_seed
 from .optimize import optimize as _optimize
+from .projects import ProjectMixin
 from .release.methods import SessionRelease
+from .replay import run_treatment
 from .state import State
 from .sweeps.grid import register_session_class
 from .sweeps.grid import sweep as _sweep
@@ -52,7 +50,7 @@ from .views.utility_view import UtilitySummary
 __all__ = ["SdcSession", "HistoryView"]
 
 
-class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin):
+class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin, ProjectMixin):
     """An anonymisation session: roles, the original data, a history tree and a HEAD.
 
     The roles (see `Roles`) are validated against ``data``: every problem is listed in one
@@ -259,32 +257,7 @@ class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin):
 
     def _run(self, treatment: Treatment, parent: Step, seed: int) -> Step:
         state = parent.state
-        data, roles = state.data, state.roles
-        t0 = time.perf_counter()
-        if state.distributed:
-            from .distributed.steps import run_step
-
-            new_data, new_roles, notes = run_step(treatment, state, seed)
-            new_state = State(new_data, new_roles, original=state.original,
-                              original_roles=state.original_roles, alpha=state.alpha)
-            return self._tree.add(new_state, parent, treatment, seed,
-                                  time.perf_counter() - t0, notes)
-        try:
-            check_identifiers(treatment, roles)
-            treatment.check(data, roles)
-            result = treatment.apply(data, roles, np.random.default_rng(seed))
-        except SdcError:
-            raise
-        except (ValueError, TypeError, KeyError, IndexError, ArithmeticError) as e:
-            raise TreatmentError(
-                f"{treatment.type}: cannot be applied to this state ({type(e).__name__}: {e}); "
-                "the session is unchanged") from e
-        seconds = time.perf_counter() - t0
-        if not isinstance(result, Result) or not isinstance(result.data, pd.DataFrame):
-            raise TreatmentError(f"{treatment.type}: the treatment did not return a Result")
-        new_roles = result.roles if result.roles is not None else roles
-        notes = dict(result.notes)
-        new_data = follow_linked(state.data, result.data, new_roles, notes)
+        new_data, new_roles, notes, seconds = run_treatment(treatment, state, seed)
         new_state = State(new_data, new_roles, original=state.original,
                           original_roles=state.original_roles, alpha=state.alpha)
         return self._tree.add(new_state, parent, treatment, seed, seconds, notes)
@@ -414,6 +387,9 @@ class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin):
         s = cls(read_parquet(path, columns=list(columns) if columns else None, index=index),
                 keys, **kw)
         s._tree.source = str(path)  # type: ignore[attr-defined]
+        #: how to read the source again (projects reopen Dask sessions from it)
+        s._tree.source_options = {k: v for k, v in (  # type: ignore[attr-defined]
+            ("columns", list(columns) if columns else None), ("index", index)) if v is not None}
         return s
 
     # ---------------------------------------------------------------- display
