@@ -37,10 +37,21 @@ import pandas as pd
 from ..errors import MeasureError
 from .nodes import Cat, Formula, Node, evaluate, render
 
-__all__ = ["build_design", "model_matrix", "Design", "DesignSpec", "MAX_COLUMNS"]
+__all__ = ["build_design", "model_matrix", "Design", "DesignSpec", "MAX_COLUMNS",
+           "RECORDS_PER_COLUMN", "FREE_COLUMNS", "MAX_CELLS", "MAX_WORK", "column_limit"]
 
 #: widest design accepted (a categorical with thousands of levels is an identifier, not a factor)
-MAX_COLUMNS = 5000
+MAX_COLUMNS = 1000
+#: complete records asked for per design column (beyond ``FREE_COLUMNS``): a design of a column
+#: per record (``C(pid)``) fits the data exactly and costs O(n^3) to fit, so it is refused
+RECORDS_PER_COLUMN = 10
+#: columns always allowed, whatever the number of records (small examples, few records)
+FREE_COLUMNS = 50
+#: largest design matrix (records x columns) built: 100 million doubles, 800 MB
+MAX_CELLS = 100_000_000
+#: largest fitting work accepted, records x columns**2 (a least-squares fit costs about that many
+#: multiply-adds): 10**10, e.g. 100 columns on a million records
+MAX_WORK = 10**10
 
 # a subterm: the factors it holds, each with its coding (None = numeric, True = full indicator
 # coding, False = treatment coding without the first level)
@@ -198,13 +209,36 @@ def _matrix(spec: DesignSpec, vals: dict[str, np.ndarray], index: pd.Index) -> p
     return pd.DataFrame(out, index=index, columns=list(spec.columns))
 
 
-def build_design(formula: Formula, data: pd.DataFrame) -> Design:
+def column_limit(records: int, records_per_column: float = RECORDS_PER_COLUMN,
+                 max_columns: int | None = MAX_COLUMNS, max_cells: int = MAX_CELLS,
+                 max_work: int = MAX_WORK) -> int:
+    """The most design columns `build_design` accepts for ``records`` complete records: the
+    least of ``max_columns``, ``max(FREE_COLUMNS, floor(records / records_per_column))``,
+    ``floor(max_cells / records)`` and ``floor(sqrt(max_work / records))``.
+
+    >>> column_limit(5000), column_limit(100), column_limit(10**5), column_limit(10**6)
+    (500, 50, 316, 100)
+    """
+    import math
+
+    n = max(1, int(records))
+    limit = min(max(FREE_COLUMNS, int(n // records_per_column)), max_cells // n,
+                math.isqrt(max_work // n))
+    return limit if max_columns is None else min(limit, max_columns)
+
+
+def build_design(formula: Formula, data: pd.DataFrame, *,
+                 records_per_column: float = RECORDS_PER_COLUMN,
+                 max_columns: int | None = MAX_COLUMNS, max_cells: int = MAX_CELLS,
+                 max_work: int = MAX_WORK) -> Design:
     """Outcome and design matrix of ``formula`` on ``data`` (patsy's columns, see module doc).
 
     Parameters
     ----------
     formula : a `Formula` from ``parse_formula``.
     data : the records; every column the formula names must be in it.
+    records_per_column, max_columns, max_cells, max_work : the size limit of the design (see
+        `column_limit`): checked from the levels before any column is built.
 
     Returns
     -------
@@ -216,7 +250,11 @@ def build_design(formula: Formula, data: pd.DataFrame) -> Design:
     ------
     MeasureError
         A column missing from the data, arithmetic that fails on it (text in ``I()``), a
-        non-numeric outcome, no complete record, or more than ``MAX_COLUMNS`` columns.
+        non-numeric outcome, no complete record, or a design over the size limit: more than
+        ``column_limit(records)`` columns (at most ``MAX_COLUMNS``, and one column per
+        ``RECORDS_PER_COLUMN`` complete records beyond ``FREE_COLUMNS``) or more than
+        ``MAX_CELLS`` records x columns or ``MAX_WORK`` records x columns**2. The limit is
+        checked before the design is built.
 
     Example
     -------
@@ -264,15 +302,26 @@ def build_design(formula: Formula, data: pd.DataFrame) -> Design:
         raise MeasureError(f"formula: no record has all of {formula.columns} non-missing")
     numeric = {f for f, lv in levels.items() if lv is None}
     subterms = _layout(formula, numeric)
-    names = tuple(":".join(p for p, _ in combo[::-1]) or "Intercept"
-                  for sub in subterms for combo in product(*reversed(_columns(sub, levels))))
-    if not names:
+    n_cols = sum(int(np.prod([len(c) for c in _columns(sub, levels)], dtype=object))
+                 for sub in subterms)  # counted before a name or a column is made
+    if not n_cols:
         raise MeasureError(f"formula: {formula.text!r} has no terms (not even the intercept)")
-    if len(names) > MAX_COLUMNS:
+    n_keep = int(keep.sum())
+    limit = column_limit(n_keep, records_per_column, max_columns, max_cells, max_work)
+    if n_cols > limit:
         wide = max((f for f, lv in levels.items() if lv), key=lambda f: len(levels[f] or ()),
                    default="")
-        raise MeasureError(f"formula: the design would have {len(names)} columns (more than "
-                           f"{MAX_COLUMNS}; {wide} has {len(levels.get(wide) or ())} levels)")
+        why = (f"{wide} has {len(levels.get(wide) or ())} levels" if wide else
+               "numeric factors only")
+        raise MeasureError(
+            f"formula: the design would have {n_cols} columns for {n_keep} complete records "
+            f"({why}); at most {limit} columns are allowed for {n_keep} records (the limits: "
+            f"{max_columns if max_columns is not None else 'any number of'} columns, one column "
+            f"per {records_per_column:g} records beyond {FREE_COLUMNS}, {max_cells:,} records x "
+            f"columns, {max_work:.0e} records x columns**2); a factor with a level per record "
+            "is an identifier, not an explanatory variable")
+    names = tuple(":".join(p for p, _ in combo[::-1]) or "Intercept"
+                  for sub in subterms for combo in product(*reversed(_columns(sub, levels))))
     spec = DesignSpec(formula, nodes, levels, subterms, names)
     index = data.index[keep]
     X = _matrix(spec, {k: v[keep] for k, v in vals.items()}, index)

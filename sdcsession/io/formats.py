@@ -6,17 +6,15 @@
 
 from __future__ import annotations
 
-import bz2
 import csv
 import difflib
-import gzip
-import lzma
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataFileError, MissingDependencyError
+from .compressed import SUFFIXES
 
 __all__ = ["FORMATS", "format_of", "sniff_delimiter"]
 
@@ -35,7 +33,6 @@ _EXTENSIONS: dict[str, str] = {
     ".sas7bdat": "sas7bdat",
     ".xpt": "xport",
 }
-_COMPRESSION = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 #: format name -> (readable, writable)
 FORMATS: dict[str, tuple[bool, bool]] = {
     "csv": (True, True),
@@ -51,21 +48,27 @@ _INSTALL = "pip install sdcsession[io]"
 
 
 def format_of(path: str | os.PathLike[str], format: str | None = None) -> str:
-    """The format name of ``path`` from its extension (a suffix .gz/.bz2/.xz is skipped).
+    """The format name of ``path`` from its extension (a suffix .gz/.bz2/.xz/.zip is skipped).
 
     >>> format_of("data/survey.csv.gz"), format_of("x.DTA"), format_of("x.dat", format="tsv")
     ('csv', 'stata', 'tsv')
     """
     if format is not None:
-        fmt = str(format).lower()
+        if not isinstance(format, str):
+            raise DataFileError(f"format={format!r:.60} is not supported; expected one of "
+                                f"{', '.join(FORMATS)}")
+        fmt = format.lower()
         if fmt not in FORMATS:
             raise DataFileError(
                 f"format={format!r} is not supported; expected one of {', '.join(FORMATS)}"
             )
         return fmt
+    if not isinstance(path, (str, os.PathLike)):
+        raise DataFileError(f"path: expected a file path (str or pathlib.Path), got "
+                            f"{type(path).__name__} {path!r:.60}")
     p = Path(path)
     suffixes = [s.lower() for s in p.suffixes]
-    if suffixes and suffixes[-1] in _COMPRESSION:
+    if suffixes and suffixes[-1] in SUFFIXES:
         suffixes = suffixes[:-1]
     ext = suffixes[-1] if suffixes else ""
     if ext not in _EXTENSIONS:
@@ -95,13 +98,6 @@ def _require_pyarrow() -> None:
         raise MissingDependencyError(
             f"reading and writing Parquet files needs the optional package 'pyarrow': {_INSTALL}"
         ) from None
-
-
-def _open_text(path: Path, encoding: str) -> Any:
-    opener = _COMPRESSION.get(path.suffix.lower())
-    if opener is not None:
-        return opener(path, "rt", encoding=encoding, newline="")
-    return open(path, encoding=encoding, newline="")
 
 
 def sniff_delimiter(sample: str, candidates: Iterable[str] = _DELIMITERS) -> str | None:
