@@ -34,7 +34,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ..errors import MeasureError
+from ..errors import MeasureError, ParameterError
 from .nodes import Cat, Formula, Node, evaluate, render
 
 __all__ = ["build_design", "model_matrix", "Design", "DesignSpec", "MAX_COLUMNS",
@@ -79,6 +79,19 @@ class Design:
     X: pd.DataFrame
     spec: DesignSpec
     keep: np.ndarray
+
+
+def _check_data(data: Any, spec: Any, kind: type, what: str) -> None:
+    """`ParameterError` unless ``spec`` is a ``kind``; `MeasureError` unless ``data`` is a
+    DataFrame with unique, flat column names."""
+    if not isinstance(spec, kind):
+        raise ParameterError(f"{what}: expected a {kind.__name__} (from parse_formula / "
+                             f"build_design), got {type(spec).__name__}")
+    if not isinstance(data, pd.DataFrame):
+        raise MeasureError(f"data: expected a pandas DataFrame, got {type(data).__name__}")
+    if isinstance(data.columns, pd.MultiIndex) or not data.columns.is_unique:
+        raise MeasureError("data: expected unique, flat column names (a formula names one "
+                           "column per variable)")
 
 
 def _value(node: Node, data: pd.DataFrame) -> pd.Series:
@@ -264,6 +277,7 @@ def build_design(formula: Formula, data: pd.DataFrame, *,
     >>> build_design(parse_formula("y ~ x:g"), df).X.columns.tolist()
     ['Intercept', 'x:g[a]', 'x:g[b]']
     """
+    _check_data(data, formula, Formula, "formula")
     missing = [c for c in formula.columns if c not in data.columns]
     if missing:
         raise MeasureError(f"formula: column(s) {missing} not in the data "
@@ -347,6 +361,7 @@ def model_matrix(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
     >>> model_matrix(d.spec, pd.DataFrame({"g": ["b"]})).to_numpy().tolist()
     [[1.0, 1.0]]
     """
+    _check_data(data, spec, DesignSpec, "spec")
     vals: dict[str, np.ndarray] = {}
     for name, node in spec.nodes.items():
         v = _value(node, data)

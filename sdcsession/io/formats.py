@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataFileError, MissingDependencyError
+from ..errors import DataFileError, MissingDependencyError, ParameterError
 from .compressed import SUFFIXES
 
 __all__ = ["FORMATS", "format_of", "sniff_delimiter"]
@@ -112,6 +112,12 @@ def sniff_delimiter(sample: str, candidates: Iterable[str] = _DELIMITERS) -> str
     >>> sniff_delimiter("x\\n1\\n") is None
     True
     """
+    if not isinstance(sample, str):
+        raise ParameterError(f"sample: expected the text of a file, got {type(sample).__name__}")
+    cands = [candidates] if isinstance(candidates, str) else candidates
+    if not isinstance(cands, (list, tuple)) or not all(
+            isinstance(d, str) and len(d) == 1 for d in cands):
+        raise ParameterError(f"candidates: expected one-character delimiters, got {candidates!r:.40}")
     lines = sample.splitlines()
     if len(lines) > 1 and not sample.endswith(("\n", "\r")):
         lines = lines[:-1]  # the last line may be cut by the sample size
@@ -119,7 +125,7 @@ def sniff_delimiter(sample: str, candidates: Iterable[str] = _DELIMITERS) -> str
     if not lines:
         return None
     best: tuple[int, str] | None = None
-    for d in candidates:
+    for d in cands:
         try:
             counts = {len(row) for row in csv.reader(lines, delimiter=d)}
         except csv.Error:
