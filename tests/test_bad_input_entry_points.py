@@ -12,6 +12,8 @@ so that no invalid value is accepted silently. The grid makes a few thousand cal
 from __future__ import annotations
 
 import math
+import os
+import tempfile
 import warnings
 from collections.abc import Callable
 from fractions import Fraction
@@ -118,6 +120,10 @@ def any_value(v: Any) -> bool:
 
 
 # ------------------------------------------------------------------------------ specifications
+_DIR = tempfile.mkdtemp(prefix="sdc-bad-input-")
+CSV = os.path.join(_DIR, "survey.csv")
+_frame().to_csv(CSV, index=False)
+
 #: name -> (function, positional argument names, valid arguments, {argument: kind})
 Spec = tuple[Callable, list[str], dict[str, Any], dict[str, Callable]]
 
@@ -194,6 +200,12 @@ def _specs() -> dict[str, Spec]:
                                         "xport", "CSV", none=True)}),
         "sniff_delimiter": (sniff_delimiter, ["sample"], {"sample": "a;b\n1;2\n"},
                             {"sample": lambda v: not isinstance(v, str)}),
+        "read_data": (read_data, ["path"], {
+            "path": CSV, "format": "csv", "columns": ["zip", "age"], "categorical": ["zip"],
+            "sep": ",", "encoding": "utf-8", "max_decompressed": 10**6}, {
+            "path": lambda v: True, "max_decompressed": integer(1, none=True),
+            "format": choice("csv", "tsv", "parquet", "stata", "spss", "sas7bdat", "xport",
+                             none=True)}),
         # formulas
         "parse_formula": (parse_formula, ["text"], {"text": "y ~ age"},
                           {"text": lambda v: not isinstance(v, str)}),
@@ -204,7 +216,7 @@ def _specs() -> dict[str, Spec]:
                              {"n_households": 5, "seed": 0},
                              {"n_households": integer(1), "seed": integer(0)}),
         "synthesize": (datasets.synthesize, ["data", "columns", "n"], {
-            "data": df, "columns": ["zip", "age"], "n": 5, "seed": 1},
+            "data": df, "columns": ["age", "y"], "n": 5, "seed": 1},
             {"data": frame, "n": integer(1), "seed": integer(0, none=True)}),
     }
 
@@ -264,6 +276,222 @@ def test_every_argument_with_every_bad_value(name):
             except AssertionError as e:
                 failures.append(str(e).splitlines()[0])
     assert failures == []
+
+
+
+# ------------------------------------------------------------------------------ named refusals
+def _session() -> sdc.SdcSession:
+    df = datasets.synthetic_survey(40, seed=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return sdc.SdcSession(df, keys=["region", "sex", "age5"], numeric=["income", "expend"],
+                              weight="w", household="hid", identifiers=["pid"], seed=11)
+
+
+SESSION_CASES: list[tuple[str, dict[str, Any], type, str]] = [
+    ("mv_top_code", {"columns": ["income", "region"]}, sdc.RoleError,
+     "'region' is a categorical key variable"),
+    ("local_recode", {"columns": ["sex", "income"]}, sdc.RoleError,
+     "'income' is a numeric variable; local_recode is for categorical key variables"),
+    ("record_swap", {"hierarchy": ["region"], "similar": ["hhsize"], "k_anonymity": 0},
+     sdc.ParameterError, "k_anonymity: expected an integer >= 1, got 0"),
+    ("record_swap", {"hierarchy": ["region"], "similar": ["hhsize"], "risk_variables": ["pid"]},
+     sdc.RoleError, "'pid' is a direct identifier"),
+    ("record_swap", {"hierarchy": ["region"], "similar": [["hhsize"], ["pid"]]},
+     sdc.RoleError, "'pid' is a direct identifier"),
+    ("record_swap", {"hierarchy": ["region"], "similar": ["hhsize"], "carry_along": ["w"]},
+     sdc.RoleError, "'w' is the sampling weight"),
+    ("generalize", {"hierarchies": {"sex": Hierarchy.masking(1)},
+                    "privacy": [privacy.KAnonymity(2)], "search": "no_such"},
+     sdc.ParameterError, "search: expected one of ['optimal', 'heuristic'], got 'no_such'"),
+    ("generalize", {"hierarchies": {"sex": Hierarchy.masking(1)},
+                    "privacy": [privacy.KAnonymity(2)], "max_suppression": 1.5},
+     sdc.ParameterError, "max_suppression: expected a finite number in [0, 1], got 1.5"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(SESSION_CASES)))
+def test_session_methods_refuse_and_keep_head(case):
+    method, kw, err, text = SESSION_CASES[case]
+    s = _session()
+    head, data = s.head, s.data.copy()
+    with pytest.raises(err) as e:
+        getattr(s, method)(**kw)
+    assert text in str(e.value)
+    assert s.head is head
+    pd.testing.assert_frame_equal(s.data, data)
+
+
+def _named_cases() -> list[tuple[Callable, type, str]]:
+    df = _frame()
+    hz = {"zip": Hierarchy.masking(2)}
+    k2 = [privacy.KAnonymity(2)]
+    o = df[["y", "w"]]
+    m = o + 0.1
+    rec = _session().recode("region", {"R01": "R02"}).to_recipe()
+    return [
+        (lambda: privacy.search(df, hz, k2, search="no_such"), sdc.ParameterError,
+         "search: expected one of ['optimal', 'heuristic'], got 'no_such'"),
+        (lambda: privacy.search(df, hz, k2, max_suppression=1.5), sdc.ParameterError,
+         "max_suppression: expected a finite number in [0, 1], got 1.5"),
+        (lambda: privacy.search(None, hz, k2), sdc.MeasureError,
+         "data: expected a pandas DataFrame, got NoneType"),
+        (lambda: privacy.search(df, {"nope": Hierarchy.masking(2)}, k2), sdc.ParameterError,
+         "hierarchies: unknown column(s) ['nope']"),
+        (lambda: privacy.search(df, hz, None), sdc.ParameterError,
+         "privacy: expected one or more privacy models"),
+        (lambda: privacy.evaluate_node(df, hz, k2, {"zip": 3}), sdc.ParameterError,
+         "levels['zip']: expected an integer in [0, 2], got 3"),
+        (lambda: privacy.evaluate_node(df, hz, k2, {}), sdc.ParameterError,
+         "levels: expected a level for each of ['zip']; unknown [], missing ['zip']"),
+        (lambda: privacy.check(df.set_axis(["zip", "zip", "ill", "w", "y"], axis=1), ["zip"],
+                               k2), sdc.RoleError, "duplicated column names ['zip']"),
+        (lambda: privacy.generalize_frame(df, hz, {"zip": 1}, suppressed=[1, 0]),
+         sdc.ParameterError, "suppressed: expected a boolean mask of 8 records"),
+        (lambda: Hierarchy.from_parents(None), sdc.ParameterError,
+         "parents: expected a non-empty mapping {child: parent}, got NoneType"),
+        (lambda: Hierarchy.from_parents({"a": ["x"]}), sdc.ParameterError,
+         "parents: every parent must be a single value"),
+        (lambda: Hierarchy.masking(2).generalize([["1"]], 1), sdc.ParameterError,
+         "expected single values"),
+        (lambda: read_data(None), sdc.ParameterError, "path: expected a file path"),
+        (lambda: read_data(CSV, columns=5), sdc.ParameterError,
+         "columns: expected a column name or a list of names"),
+        (lambda: read_data(CSV, categorical=5), sdc.ParameterError,
+         "categorical: expected a column name or a list of names"),
+        (lambda: read_data(CSV, encoding="no-such-codec"), sdc.ParameterError,
+         "encoding: unknown text encoding 'no-such-codec'"),
+        (lambda: read_data(CSV, max_decompressed=0), sdc.ParameterError,
+         "max_decompressed: expected an integer >= 1, got 0"),
+        (lambda: sniff_delimiter(None), sdc.ParameterError, "sample: expected the text"),
+        (lambda: build_design("y ~ age", df), sdc.ParameterError,
+         "formula: expected a Formula (from parse_formula / build_design), got str"),
+        (lambda: datasets.synthetic_survey(10**30), sdc.ParameterError,
+         "n_households: expected an integer in [1, 10000000]"),
+        (lambda: sdc.utility.il1s(o, m, normalise="no"), sdc.ParameterError,
+         "normalise: expected True or False, got 'no'"),
+        (lambda: sdc.utility.propensity_score(o, m, c="x"), sdc.ParameterError,
+         "c: expected a number in [0, 1], got 'x'"),
+        (lambda: sdc.utility.weighted_mean([1.0, 2.0], na_rm="no"), sdc.ParameterError,
+         "na_rm: expected True or False, got 'no'"),
+        (lambda: sdc.utility.il_correl(o, m, constant="1"), sdc.ParameterError,
+         "constant: expected a positive number, got '1'"),
+        (lambda: sdc.risk.risky_cells(df, ["zip"], by_table=1), sdc.ParameterError,
+         "by_table: expected True or False, got 1"),
+        (lambda: sdc.SdcSession.from_recipe(datasets.synthetic_survey(40, seed=3), rec,
+                                            strict="no"), sdc.ParameterError,
+         "strict: expected True or False, got 'no'"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_named_cases())))
+def test_named_errors(case):
+    call, err, text = _named_cases()[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(err) as e:
+            call()
+    assert text in str(e.value)
+
+
+def test_run_app_checks_every_argument_before_starting(tmp_path):
+    from sdcsession.present.workbench.app import run_app
+
+    cases = [({"data": None}, sdc.ParameterError, "data: expected the path of a data file"),
+             ({"data": tmp_path / "no.csv"}, sdc.DataFileError, "no data file"),
+             ({"data": CSV, "port": "x"}, sdc.ParameterError,
+              "port: expected an integer in [1, 65535] or None, got 'x'"),
+             ({"data": CSV, "port": 70000}, sdc.ParameterError, "port: expected an integer"),
+             ({"data": CSV, "open_browser": "no"}, sdc.ParameterError,
+              "open_browser: expected True or False"),
+             ({"data": CSV, "seed": "1"}, sdc.ParameterError, "seed: expected an integer"),
+             ({"data": CSV, "keys": 5}, sdc.ParameterError, "keys: expected a column name")]
+    for kw, err, text in cases:
+        with pytest.raises(err) as e:
+            run_app(**kw)
+        assert text in str(e.value)
+
+
+def test_the_old_sessions_still_valid_values():
+    """Values on the edge stay accepted: k_anonymity=1, an empty risk_variables list (random
+    swapping only), the largest port, and a recipe replayed with strict=False."""
+    s = _session()
+    s.record_swap(hierarchy=["region"], similar=["hhsize"], k_anonymity=1, swaprate=0.2)
+    s.record_swap(hierarchy=["region"], similar=["hhsize"], risk_variables=[], swaprate=0.2)
+    assert len(s.steps) == 3  # the root and the two steps
+    r = sdc.SdcSession.from_recipe(s.original, s.to_recipe(), strict=False)
+    pd.testing.assert_frame_equal(r.data, s.data)
+
+
+# ------------------------------------------------------------------------------ bounded work
+def test_formula_designs_have_a_size_limit():
+    from sdcsession.formula.design import column_limit
+
+    # min(1000, max(50, n // 10), 10**8 // n, isqrt(10**10 // n))
+    assert [column_limit(n) for n in (3, 100, 600, 5000, 20_000, 10**5, 10**6, 10**7)] == [
+        50, 50, 60, 500, 707, 316, 100, 10]
+    rng = np.random.default_rng(0)
+    n = 600
+    df = pd.DataFrame({"y": rng.normal(size=n), "g": np.arange(n) % 60, "h": np.arange(n) % 61})
+    assert build_design(parse_formula("y ~ C(g)"), df).X.shape == (600, 60)  # at the limit
+    with pytest.raises(sdc.MeasureError, match=r"61 columns for 600 complete records \(C\(h\) "
+                                               r"has 61 levels\); at most 60 columns"):
+        build_design(parse_formula("y ~ C(h)"), df)
+    # a level per record (C(pid)): 5,000 columns for 5,000 records, refused before building
+    big = pd.DataFrame({"y": rng.normal(size=5000), "pid": np.arange(5000)})
+    with pytest.raises(sdc.MeasureError, match="5000 columns for 5000 complete records"):
+        sdc.utility.compare_regression(big, big, "y ~ C(pid)")
+    # an interaction of wide factors is counted, never enumerated (10**9 columns)
+    wide = pd.DataFrame({c: np.arange(1000) for c in "abc"}).assign(y=1.0)
+    with pytest.raises(sdc.MeasureError, match="1000000000 columns"):
+        build_design(parse_formula("y ~ C(a):C(b):C(c)"), wide)
+
+
+def test_compressed_inputs_stop_at_the_limit(tmp_path, monkeypatch):
+    import bz2
+    import gzip
+    import lzma
+    import zipfile
+
+    from sdcsession.io import compressed
+
+    df = read_data(CSV)
+    df.attrs = {}
+    text = df.to_csv(index=False).encode()
+    bomb = b"a,b\n" + b"0,0\n" * 2**19  # 2 MiB of text, a few KB compressed
+    for name, pack in (("gz", gzip.compress), ("bz2", bz2.compress), ("xz", lzma.compress)):
+        (tmp_path / f"ok.csv.{name}").write_bytes(pack(text))
+        pd.testing.assert_frame_equal(read_data(tmp_path / f"ok.csv.{name}"), df,
+                                      check_flags=False)
+        (tmp_path / f"bomb.csv.{name}").write_bytes(pack(bomb))
+        assert len(read_data(tmp_path / f"bomb.csv.{name}")) == 2**19  # within 64 MiB
+        with pytest.raises(sdc.DataFileError, match="decompresses to more than 1,000,000 bytes"):
+            read_data(tmp_path / f"bomb.csv.{name}", max_decompressed=10**6)
+    with zipfile.ZipFile(tmp_path / "ok.csv.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("survey.csv", text)
+    pd.testing.assert_frame_equal(read_data(tmp_path / "ok.csv.zip", columns=["zip", "age"]),
+                                  df[["zip", "age"]])
+    with zipfile.ZipFile(tmp_path / "two.csv.zip", "w") as z:
+        z.writestr("a.csv", text)
+        z.writestr("b.csv", text)
+    with pytest.raises(sdc.DataFileError, match="exactly one data file, it holds 2"):
+        read_data(tmp_path / "two.csv.zip")
+    # the default limit: 200 x the file size, at least the floor (lowered here to 1 MiB)
+    monkeypatch.setattr(compressed, "DECOMPRESSION_FLOOR", 2**20)
+    size = (tmp_path / "bomb.csv.gz").stat().st_size
+    assert compressed.expansion_limit(tmp_path / "bomb.csv.gz") == max(200 * size, 2**20)
+    with pytest.raises(sdc.DataFileError, match="may expand to at most 200 times its size"):
+        read_data(tmp_path / "bomb.csv.gz")
+    (tmp_path / "ok.csv.zst").write_bytes(b"x")
+    with pytest.raises(sdc.DataFileError, match="compression 'zst' is not supported"):
+        read_data(tmp_path / "ok.csv.zst", format="csv")
+    # Parquet: checked from its metadata (rows x columns x 8 bytes) before reading
+    pytest.importorskip("pyarrow")
+    pq = tmp_path / "zeros.parquet"
+    pd.DataFrame({"a": np.zeros(2**17)}).to_parquet(pq)
+    assert len(read_data(pq)) == 2**17
+    with pytest.raises(sdc.DataFileError, match="holds about 1,048,576 bytes of data once read"):
+        read_data(pq, max_decompressed=10**6)
 
 
 if __name__ == "__main__":  # a report of every failure: python tests/test_bad_input_entry_points.py
