@@ -26,7 +26,14 @@ import pytest
 import sdcsession as sdc
 from sdcsession import datasets, privacy
 from sdcsession.errors import SdcError
-from sdcsession.formula import build_design, parse_formula
+from sdcsession.formula import (
+    build_design,
+    columns_of,
+    evaluate,
+    model_matrix,
+    parse_formula,
+    render,
+)
 from sdcsession.io import format_of, read_data, sniff_delimiter
 from sdcsession.utility.hierarchy import Hierarchy
 
@@ -115,8 +122,10 @@ def frame(v: Any) -> bool:
                 and not isinstance(v.columns, pd.MultiIndex) and "zip" in v.columns)
 
 
-def any_value(v: Any) -> bool:
-    return False
+def not_frame(v: Any) -> bool:
+    """A frame argument that may have no records (a prediction on none) or a duplicated column
+    the call does not read."""
+    return not isinstance(v, pd.DataFrame)
 
 
 # ------------------------------------------------------------------------------ specifications
@@ -211,6 +220,12 @@ def _specs() -> dict[str, Spec]:
                           {"text": lambda v: not isinstance(v, str)}),
         "build_design": (build_design, ["formula", "data"], {"formula": f, "data": df}, {
             "formula": lambda v: True, "data": frame}),
+        "model_matrix": (model_matrix, ["spec", "data"], {
+            "spec": build_design(f, df).spec, "data": df}, {"spec": lambda v: True, "data": not_frame}),
+        "evaluate": (evaluate, ["node", "data"], {"node": f.outcome, "data": df},
+                     {"node": lambda v: True, "data": not_frame}),
+        "render": (render, ["node"], {"node": f.outcome}, {"node": lambda v: True}),
+        "columns_of": (columns_of, ["node"], {"node": f.outcome}, {"node": lambda v: True}),
         # synthetic data
         "synthetic_survey": (datasets.synthetic_survey, ["n_households"],
                              {"n_households": 5, "seed": 0},
@@ -277,6 +292,13 @@ def test_every_argument_with_every_bad_value(name):
                 failures.append(str(e).splitlines()[0])
     assert failures == []
 
+
+
+def test_enough_calls():
+    """The grid: functions x arguments x bad values (about 3,300 calls)."""
+    n = sum(len(valid) * len(BAD_VALUES) + (len(_bad_frames()) if "data" in valid else 0)
+            for _, _, valid, _ in SPECS.values())
+    assert n >= 3000
 
 
 # ------------------------------------------------------------------------------ named refusals
