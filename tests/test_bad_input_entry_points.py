@@ -34,7 +34,7 @@ from sdcsession.formula import (
     parse_formula,
     render,
 )
-from sdcsession.io import format_of, read_data, sniff_delimiter
+from sdcsession.io import format_of, read_data, sniff_delimiter, write_data
 from sdcsession.utility.hierarchy import Hierarchy
 
 NAN, INF = float("nan"), float("inf")
@@ -215,6 +215,12 @@ def _specs() -> dict[str, Spec]:
             "path": lambda v: True, "max_decompressed": integer(1, none=True),
             "format": choice("csv", "tsv", "parquet", "stata", "spss", "sas7bdat", "xport",
                              none=True)}),
+        "write_data": (write_data, ["df", "path"], {
+            "df": df, "path": os.path.join(_DIR, "out.csv"), "protect": [CSV], "overwrite": True,
+            "sep": ";"}, {  # no format: a bad path has no extension and is never written
+            "df": lambda v: not isinstance(v, pd.DataFrame), "path": lambda v: True,
+            "overwrite": flag,
+            "protect": lambda v: v is not None and not isinstance(v, (list, tuple, set, str))}),
         # formulas
         "parse_formula": (parse_formula, ["text"], {"text": "y ~ age"},
                           {"text": lambda v: not isinstance(v, str)}),

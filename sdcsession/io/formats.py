@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import DataFileError, MissingDependencyError, ParameterError
 from .compressed import SUFFIXES
 
-__all__ = ["FORMATS", "format_of", "sniff_delimiter"]
+__all__ = ["FORMATS", "format_of", "sniff_delimiter", "check_write_arguments"]
 
 
 #: extension -> format name
@@ -170,3 +170,24 @@ def _same_file(a: Path, b: Path) -> bool:
     except OSError:
         pass
     return a.resolve() == b.resolve()
+
+
+def check_write_arguments(path: Any, protect: Any, overwrite: Any, sep: Any) -> None:
+    """`ParameterError` naming the first bad argument of `write_data`: ``path`` a file path,
+    ``protect`` None, a path or a list of paths, ``overwrite`` True or False, ``sep`` None or
+    one character."""
+    def is_path(v: Any) -> bool:
+        return isinstance(v, (str, os.PathLike)) and bool(str(v).strip()) and "\x00" not in str(v)
+
+    if not is_path(path):
+        raise ParameterError(f"path: expected a file path (str or pathlib.Path), got "
+                             f"{type(path).__name__} {path!r:.60}")
+    if protect is not None and not is_path(protect) and not (
+            isinstance(protect, (list, tuple, set, frozenset))
+            and all(is_path(q) for q in protect)):
+        raise ParameterError(f"protect: expected None, a file path or a list of paths, got "
+                             f"{type(protect).__name__} {protect!r:.60}")
+    if not isinstance(overwrite, bool):
+        raise ParameterError(f"overwrite: expected True or False, got {overwrite!r:.40}")
+    if sep is not None and (not isinstance(sep, str) or len(sep) != 1):
+        raise ParameterError(f"sep: expected one delimiter character or None, got {sep!r:.40}")
