@@ -317,6 +317,8 @@ def _session() -> sdc.SdcSession:
 
 
 SESSION_CASES: list[tuple[str, dict[str, Any], type, str]] = [
+    ("top_bottom_code", {"column": "income", "value": "3", "replacement": 3.0},
+     sdc.TreatmentError, "value='3' is text but column 'income' is numeric"),
     ("mv_top_code", {"columns": ["income", "region"]}, sdc.RoleError,
      "'region' is a categorical key variable"),
     ("local_recode", {"columns": ["sex", "income"]}, sdc.RoleError,
