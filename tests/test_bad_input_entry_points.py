@@ -453,6 +453,16 @@ def test_the_old_sessions_still_valid_values():
     pd.testing.assert_frame_equal(r.data, s.data)
 
 
+def test_cli_main_refuses_an_argv_that_is_not_a_list_of_strings(capsys):
+    from sdcsession.cli import main
+
+    for argv in (5, True, "risk", b"risk", [1], ["risk", None], {"risk": 1}, object()):
+        assert main(argv) == 2
+        assert "sdcsession: error: argv: expected a list of strings" in capsys.readouterr().err
+    assert main(["demo", "--households", "0"]) == 2
+    assert "n_households: expected an integer in [1, 10000000], got 0" in capsys.readouterr().err
+
+
 # ------------------------------------------------------------------------------ bounded work
 def test_formula_designs_have_a_size_limit():
     from sdcsession.formula.design import column_limit
