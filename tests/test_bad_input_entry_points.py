@@ -453,6 +453,45 @@ def test_the_old_sessions_still_valid_values():
     pd.testing.assert_frame_equal(r.data, s.data)
 
 
+#: numeric or flag parameters of session methods where a missing value is documented as valid
+#: (top_bottom_code: a missing replacement blanks the values, None replaces by the threshold)
+_MISSING_OK = {("top_bottom_code", "replacement")}
+
+
+def test_session_methods_refuse_invalid_numbers_and_flags():
+    """Every numeric or True/False parameter of every treatment method refuses NaN, infinity,
+    numbers as text, bools as numbers, lists and integers too large for a float; flags refuse
+    "no", 1 and None. HEAD stays where it was."""
+    import inspect
+
+    from test_bad_input_session import TEMPLATES
+    from test_bad_input_session import session as small_session
+
+    numbers = [NAN, INF, -INF, "3", True, [1], 10**400]
+    accepted = []
+    for method, kw in TEMPLATES.items():
+        sig = inspect.signature(getattr(sdc.SdcSession, method))
+        for p, par in sig.parameters.items():
+            d = kw.get(p, par.default)
+            if isinstance(d, bool):
+                values: list[Any] = ["no", 1, None]
+            elif isinstance(d, (int, float)) and (method, p) not in _MISSING_OK:
+                values = numbers
+            else:
+                continue
+            for v in values:
+                s = small_session()
+                head = s.head
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        getattr(s, method)(**{**kw, p: v})
+                    accepted.append(f"{method}({p}={v!r:.20})")
+                except SdcError:
+                    assert s.head is head
+    assert accepted == []
+
+
 def test_cli_main_refuses_an_argv_that_is_not_a_list_of_strings(capsys):
     from sdcsession.cli import main
 
