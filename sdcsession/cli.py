@@ -373,6 +373,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         SdcError,
     )
 
+    if argv is not None and (isinstance(argv, (str, bytes)) or not isinstance(argv, (list, tuple))
+                             or not all(isinstance(a, str) for a in argv)):
+        print(f"sdcsession: error: argv: expected a list of strings, got {argv!r:.60}",
+              file=sys.stderr)
+        return 2
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -117,6 +117,9 @@ def synthesize(data: pd.DataFrame, columns: Sequence[str] | str, n: int, *,
     """
     if not isinstance(data, pd.DataFrame):
         raise ParameterError(f"data: expected a pandas DataFrame, got {type(data).__name__}")
+    if isinstance(data.columns, pd.MultiIndex) or not data.columns.is_unique:
+        raise ParameterError("data: expected unique, flat column names (a MultiIndex or a "
+                             "duplicated name cannot be synthesised)")
     cols = _columns(data, columns)
     p = len(cols)
     n = _check_n(n, p)

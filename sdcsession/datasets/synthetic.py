@@ -23,7 +23,10 @@ import pandas as pd
 
 from ..errors import ParameterError
 
-__all__ = ["synthetic_survey", "REGIONS", "AGE5", "EDUC", "OCCUP", "MARSTAT"]
+#: the most households `synthetic_survey` draws (about 33 million records)
+MAX_HOUSEHOLDS = 10_000_000
+
+__all__ = ["synthetic_survey", "MAX_HOUSEHOLDS", "REGIONS", "AGE5", "EDUC", "OCCUP", "MARSTAT"]
 
 REGIONS: tuple[str, ...] = tuple(f"R{i:02d}" for i in range(1, 13))
 #: share of households per region (unequal sizes)
@@ -149,7 +152,8 @@ def synthetic_survey(n_households: int = 2000, seed: int = 0) -> pd.DataFrame:
     Parameters
     ----------
     n_households:
-        number of households (≥ 1); the number of records is about 3.3 × ``n_households``.
+        number of households (1 to ``MAX_HOUSEHOLDS``, ten million); the number of records is
+        about 3.3 × ``n_households``.
     seed:
         seed of the generator; the same seed gives the same data bit for bit.
 
@@ -171,8 +175,9 @@ def synthetic_survey(n_households: int = 2000, seed: int = 0) -> pd.DataFrame:
     """
     if isinstance(n_households, bool) or not isinstance(n_households, (int, np.integer)):
         raise ParameterError(f"n_households: expected a positive integer, got {n_households!r}")
-    if n_households < 1:
-        raise ParameterError(f"n_households: expected a positive integer, got {n_households}")
+    if not 1 <= n_households <= MAX_HOUSEHOLDS:
+        raise ParameterError(f"n_households: expected an integer in [1, {MAX_HOUSEHOLDS}], got "
+                             f"{n_households!r:.40}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ParameterError(f"seed: expected a non-negative integer, got {seed!r}")
     rng = np.random.default_rng(int(seed))

@@ -34,13 +34,24 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ..errors import MeasureError
+from ..errors import MeasureError, ParameterError
 from .nodes import Cat, Formula, Node, evaluate, render
 
-__all__ = ["build_design", "model_matrix", "Design", "DesignSpec", "MAX_COLUMNS"]
+__all__ = ["build_design", "model_matrix", "Design", "DesignSpec", "MAX_COLUMNS",
+           "RECORDS_PER_COLUMN", "FREE_COLUMNS", "MAX_CELLS", "MAX_WORK", "column_limit"]
 
 #: widest design accepted (a categorical with thousands of levels is an identifier, not a factor)
-MAX_COLUMNS = 5000
+MAX_COLUMNS = 1000
+#: complete records asked for per design column (beyond ``FREE_COLUMNS``): a design of a column
+#: per record (``C(pid)``) fits the data exactly and costs O(n^3) to fit, so it is refused
+RECORDS_PER_COLUMN = 10
+#: columns always allowed, whatever the number of records (small examples, few records)
+FREE_COLUMNS = 50
+#: largest design matrix (records x columns) built: 100 million doubles, 800 MB
+MAX_CELLS = 100_000_000
+#: largest fitting work accepted, records x columns**2 (a least-squares fit costs about that many
+#: multiply-adds): 10**10, e.g. 100 columns on a million records
+MAX_WORK = 10**10
 
 # a subterm: the factors it holds, each with its coding (None = numeric, True = full indicator
 # coding, False = treatment coding without the first level)
@@ -68,6 +79,19 @@ class Design:
     X: pd.DataFrame
     spec: DesignSpec
     keep: np.ndarray
+
+
+def _check_data(data: Any, spec: Any, kind: type, what: str) -> None:
+    """`ParameterError` unless ``spec`` is a ``kind``; `MeasureError` unless ``data`` is a
+    DataFrame with unique, flat column names."""
+    if not isinstance(spec, kind):
+        raise ParameterError(f"{what}: expected a {kind.__name__} (from parse_formula / "
+                             f"build_design), got {type(spec).__name__}")
+    if not isinstance(data, pd.DataFrame):
+        raise MeasureError(f"data: expected a pandas DataFrame, got {type(data).__name__}")
+    if isinstance(data.columns, pd.MultiIndex) or not data.columns.is_unique:
+        raise MeasureError("data: expected unique, flat column names (a formula names one "
+                           "column per variable)")
 
 
 def _value(node: Node, data: pd.DataFrame) -> pd.Series:
@@ -198,13 +222,36 @@ def _matrix(spec: DesignSpec, vals: dict[str, np.ndarray], index: pd.Index) -> p
     return pd.DataFrame(out, index=index, columns=list(spec.columns))
 
 
-def build_design(formula: Formula, data: pd.DataFrame) -> Design:
+def column_limit(records: int, records_per_column: float = RECORDS_PER_COLUMN,
+                 max_columns: int | None = MAX_COLUMNS, max_cells: int = MAX_CELLS,
+                 max_work: int = MAX_WORK) -> int:
+    """The most design columns `build_design` accepts for ``records`` complete records: the
+    least of ``max_columns``, ``max(FREE_COLUMNS, floor(records / records_per_column))``,
+    ``floor(max_cells / records)`` and ``floor(sqrt(max_work / records))``.
+
+    >>> column_limit(5000), column_limit(100), column_limit(10**5), column_limit(10**6)
+    (500, 50, 316, 100)
+    """
+    import math
+
+    n = max(1, int(records))
+    limit = min(max(FREE_COLUMNS, int(n // records_per_column)), max_cells // n,
+                math.isqrt(max_work // n))
+    return limit if max_columns is None else min(limit, max_columns)
+
+
+def build_design(formula: Formula, data: pd.DataFrame, *,
+                 records_per_column: float = RECORDS_PER_COLUMN,
+                 max_columns: int | None = MAX_COLUMNS, max_cells: int = MAX_CELLS,
+                 max_work: int = MAX_WORK) -> Design:
     """Outcome and design matrix of ``formula`` on ``data`` (patsy's columns, see module doc).
 
     Parameters
     ----------
     formula : a `Formula` from ``parse_formula``.
     data : the records; every column the formula names must be in it.
+    records_per_column, max_columns, max_cells, max_work : the size limit of the design (see
+        `column_limit`): checked from the levels before any column is built.
 
     Returns
     -------
@@ -216,7 +263,11 @@ def build_design(formula: Formula, data: pd.DataFrame) -> Design:
     ------
     MeasureError
         A column missing from the data, arithmetic that fails on it (text in ``I()``), a
-        non-numeric outcome, no complete record, or more than ``MAX_COLUMNS`` columns.
+        non-numeric outcome, no complete record, or a design over the size limit: more than
+        ``column_limit(records)`` columns (at most ``MAX_COLUMNS``, and one column per
+        ``RECORDS_PER_COLUMN`` complete records beyond ``FREE_COLUMNS``) or more than
+        ``MAX_CELLS`` records x columns or ``MAX_WORK`` records x columns**2. The limit is
+        checked before the design is built.
 
     Example
     -------
@@ -226,6 +277,7 @@ def build_design(formula: Formula, data: pd.DataFrame) -> Design:
     >>> build_design(parse_formula("y ~ x:g"), df).X.columns.tolist()
     ['Intercept', 'x:g[a]', 'x:g[b]']
     """
+    _check_data(data, formula, Formula, "formula")
     missing = [c for c in formula.columns if c not in data.columns]
     if missing:
         raise MeasureError(f"formula: column(s) {missing} not in the data "
@@ -264,15 +316,26 @@ def build_design(formula: Formula, data: pd.DataFrame) -> Design:
         raise MeasureError(f"formula: no record has all of {formula.columns} non-missing")
     numeric = {f for f, lv in levels.items() if lv is None}
     subterms = _layout(formula, numeric)
-    names = tuple(":".join(p for p, _ in combo[::-1]) or "Intercept"
-                  for sub in subterms for combo in product(*reversed(_columns(sub, levels))))
-    if not names:
+    n_cols = sum(int(np.prod([len(c) for c in _columns(sub, levels)], dtype=object))
+                 for sub in subterms)  # counted before a name or a column is made
+    if not n_cols:
         raise MeasureError(f"formula: {formula.text!r} has no terms (not even the intercept)")
-    if len(names) > MAX_COLUMNS:
+    n_keep = int(keep.sum())
+    limit = column_limit(n_keep, records_per_column, max_columns, max_cells, max_work)
+    if n_cols > limit:
         wide = max((f for f, lv in levels.items() if lv), key=lambda f: len(levels[f] or ()),
                    default="")
-        raise MeasureError(f"formula: the design would have {len(names)} columns (more than "
-                           f"{MAX_COLUMNS}; {wide} has {len(levels.get(wide) or ())} levels)")
+        why = (f"{wide} has {len(levels.get(wide) or ())} levels" if wide else
+               "numeric factors only")
+        raise MeasureError(
+            f"formula: the design would have {n_cols} columns for {n_keep} complete records "
+            f"({why}); at most {limit} columns are allowed for {n_keep} records (the limits: "
+            f"{max_columns if max_columns is not None else 'any number of'} columns, one column "
+            f"per {records_per_column:g} records beyond {FREE_COLUMNS}, {max_cells:,} records x "
+            f"columns, {max_work:.0e} records x columns**2); a factor with a level per record "
+            "is an identifier, not an explanatory variable")
+    names = tuple(":".join(p for p, _ in combo[::-1]) or "Intercept"
+                  for sub in subterms for combo in product(*reversed(_columns(sub, levels))))
     spec = DesignSpec(formula, nodes, levels, subterms, names)
     index = data.index[keep]
     X = _matrix(spec, {k: v[keep] for k, v in vals.items()}, index)
@@ -298,6 +361,7 @@ def model_matrix(spec: DesignSpec, data: pd.DataFrame) -> pd.DataFrame:
     >>> model_matrix(d.spec, pd.DataFrame({"g": ["b"]})).to_numpy().tolist()
     [[1.0, 1.0]]
     """
+    _check_data(data, spec, DesignSpec, "spec")
     vals: dict[str, np.ndarray] = {}
     for name, node in spec.nodes.items():
         v = _value(node, data)

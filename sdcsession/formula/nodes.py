@@ -23,7 +23,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ..errors import MeasureError
+from ..errors import MeasureError, ParameterError
 
 __all__ = ["Column", "Number", "Unary", "Binary", "Paren", "Call", "Cat", "Ident", "Node",
            "Formula", "render", "columns_of", "evaluate", "TRANSFORMS"]
@@ -105,6 +105,14 @@ class Ident:
 Node = Column | Number | Unary | Binary | Paren | Call | Cat | Ident
 
 
+def _node(node: Any) -> Any:
+    """``node`` if it is a parse-tree node, else `ParameterError` (for the public functions)."""
+    if not isinstance(node, (Column, Number, Unary, Binary, Paren, Call, Cat, Ident)):
+        raise ParameterError(f"node: expected a node of a parsed formula (parse_formula), got "
+                             f"{type(node).__name__}")
+    return node
+
+
 def render(node: Node) -> str:
     """The canonical text of a parse-tree node, spaced as patsy spaces factor names.
 
@@ -128,7 +136,7 @@ def render(node: Node) -> str:
         return f"{node.func}({render(node.arg)})"
     if isinstance(node, Cat):
         return f"C({node.column.text})"
-    return f"I({render(node.inner)})"
+    return f"I({render(_node(node).inner)})"
 
 
 def columns_of(node: Node) -> list[str]:
@@ -154,7 +162,7 @@ def columns_of(node: Node) -> list[str]:
     elif isinstance(node, Call):
         kids = (node.arg,)
     else:
-        kids = (node.inner,)
+        kids = (_node(node).inner,)
     return list(dict.fromkeys(c for k in kids for c in columns_of(k)))
 
 
@@ -202,6 +210,8 @@ def evaluate(node: Node, data: pd.DataFrame) -> Any:
     ...          pd.DataFrame({"x": [1, 3]})).tolist()
     [0, -8]
     """
+    if not isinstance(data, pd.DataFrame):
+        raise MeasureError(f"data: expected a pandas DataFrame, got {type(data).__name__}")
     if isinstance(node, Column):
         if node.name not in data.columns:
             raise MeasureError(f"formula: column {node.name!r} is not in the data")
@@ -219,7 +229,11 @@ def evaluate(node: Node, data: pd.DataFrame) -> Any:
         v = evaluate(node.operand, data)
         return -v if node.op == "-" else +v
     if isinstance(node, Call):
+        if node.func not in TRANSFORMS:
+            raise ParameterError(f"node: unknown transform {node.func!r:.40}")
         return TRANSFORMS[node.func](evaluate(node.arg, data))
+    if not isinstance(_node(node), Binary) or node.op not in _BINOPS:
+        raise ParameterError(f"node: unknown operator in {node!r:.60}")
     left, right = evaluate(node.left, data), evaluate(node.right, data)
     if isinstance(left, (int, float)) and isinstance(right, (int, float)):
         left, right = np.float64(left), np.float64(right)

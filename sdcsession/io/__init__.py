@@ -35,6 +35,11 @@ remembered per record in ``df.attrs["extended_missing"]`` (``{column: {letter: [
 an export writes each back where the record is still missing, so a value a treatment suppressed is
 system missing (``.``) and a refusal coded ``.a`` stays ``.a``.
 
+Compressed input is bounded: a .gz/.bz2/.xz/.zip file may expand to at most 200 times its size on
+disk (and always 64 MiB); Parquet, .zsav and SAS files are checked the same way from their
+metadata. Past the limit `read_data` stops with a `DataFileError` (``max_decompressed=`` sets
+another limit in bytes; see ``sdcsession.io.compressed``).
+
 Writing is atomic (a temporary file in the target directory renamed into place) and refuses to
 write over any path given in ``protect`` (typically the input file), so an export never destroys
 the original data.

@@ -6,19 +6,17 @@
 
 from __future__ import annotations
 
-import bz2
 import csv
 import difflib
-import gzip
-import lzma
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataFileError, MissingDependencyError, install_hint
+from ..errors import DataFileError, MissingDependencyError, ParameterError, install_hint
+from .compressed import SUFFIXES
 
-__all__ = ["FORMATS", "format_of", "sniff_delimiter"]
+__all__ = ["FORMATS", "format_of", "sniff_delimiter", "check_write_arguments"]
 
 
 #: extension -> format name
@@ -35,7 +33,6 @@ _EXTENSIONS: dict[str, str] = {
     ".sas7bdat": "sas7bdat",
     ".xpt": "xport",
 }
-_COMPRESSION = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 #: format name -> (readable, writable)
 FORMATS: dict[str, tuple[bool, bool]] = {
     "csv": (True, True),
@@ -51,21 +48,27 @@ _DELIMITERS = (",", ";", "\t", "|")
 
 
 def format_of(path: str | os.PathLike[str], format: str | None = None) -> str:
-    """The format name of ``path`` from its extension (a suffix .gz/.bz2/.xz is skipped).
+    """The format name of ``path`` from its extension (a suffix .gz/.bz2/.xz/.zip is skipped).
 
     >>> format_of("data/survey.csv.gz"), format_of("x.DTA"), format_of("x.dat", format="tsv")
     ('csv', 'stata', 'tsv')
     """
     if format is not None:
-        fmt = str(format).lower()
+        if not isinstance(format, str):
+            raise DataFileError(f"format={format!r:.60} is not supported; expected one of "
+                                f"{', '.join(FORMATS)}")
+        fmt = format.lower()
         if fmt not in FORMATS:
             raise DataFileError(
                 f"format={format!r} is not supported; expected one of {', '.join(FORMATS)}"
             )
         return fmt
+    if not isinstance(path, (str, os.PathLike)):
+        raise DataFileError(f"path: expected a file path (str or pathlib.Path), got "
+                            f"{type(path).__name__} {path!r:.60}")
     p = Path(path)
     suffixes = [s.lower() for s in p.suffixes]
-    if suffixes and suffixes[-1] in _COMPRESSION:
+    if suffixes and suffixes[-1] in SUFFIXES:
         suffixes = suffixes[:-1]
     ext = suffixes[-1] if suffixes else ""
     if ext not in _EXTENSIONS:
@@ -97,13 +100,6 @@ def _require_pyarrow() -> None:
         ) from None
 
 
-def _open_text(path: Path, encoding: str) -> Any:
-    opener = _COMPRESSION.get(path.suffix.lower())
-    if opener is not None:
-        return opener(path, "rt", encoding=encoding, newline="")
-    return open(path, encoding=encoding, newline="")
-
-
 def sniff_delimiter(sample: str, candidates: Iterable[str] = _DELIMITERS) -> str | None:
     """The delimiter of a delimited-text sample, or ``None`` when no candidate splits the lines.
 
@@ -116,6 +112,12 @@ def sniff_delimiter(sample: str, candidates: Iterable[str] = _DELIMITERS) -> str
     >>> sniff_delimiter("x\\n1\\n") is None
     True
     """
+    if not isinstance(sample, str):
+        raise ParameterError(f"sample: expected the text of a file, got {type(sample).__name__}")
+    cands = [candidates] if isinstance(candidates, str) else candidates
+    if not isinstance(cands, (list, tuple)) or not all(
+            isinstance(d, str) and len(d) == 1 for d in cands):
+        raise ParameterError(f"candidates: expected one-character delimiters, got {candidates!r:.40}")
     lines = sample.splitlines()
     if len(lines) > 1 and not sample.endswith(("\n", "\r")):
         lines = lines[:-1]  # the last line may be cut by the sample size
@@ -123,7 +125,7 @@ def sniff_delimiter(sample: str, candidates: Iterable[str] = _DELIMITERS) -> str
     if not lines:
         return None
     best: tuple[int, str] | None = None
-    for d in candidates:
+    for d in cands:
         try:
             counts = {len(row) for row in csv.reader(lines, delimiter=d)}
         except csv.Error:
@@ -168,3 +170,24 @@ def _same_file(a: Path, b: Path) -> bool:
     except OSError:
         pass
     return a.resolve() == b.resolve()
+
+
+def check_write_arguments(path: Any, protect: Any, overwrite: Any, sep: Any) -> None:
+    """`ParameterError` naming the first bad argument of `write_data`: ``path`` a file path,
+    ``protect`` None, a path or a list of paths, ``overwrite`` True or False, ``sep`` None or
+    one character."""
+    def is_path(v: Any) -> bool:
+        return isinstance(v, (str, os.PathLike)) and bool(str(v).strip()) and "\x00" not in str(v)
+
+    if not is_path(path):
+        raise ParameterError(f"path: expected a file path (str or pathlib.Path), got "
+                             f"{type(path).__name__} {path!r:.60}")
+    if protect is not None and not is_path(protect) and not (
+            isinstance(protect, (list, tuple, set, frozenset))
+            and all(is_path(q) for q in protect)):
+        raise ParameterError(f"protect: expected None, a file path or a list of paths, got "
+                             f"{type(protect).__name__} {protect!r:.60}")
+    if not isinstance(overwrite, bool):
+        raise ParameterError(f"overwrite: expected True or False, got {overwrite!r:.40}")
+    if sep is not None and (not isinstance(sep, str) or len(sep) != 1):
+        raise ParameterError(f"sep: expected one delimiter character or None, got {sep!r:.40}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import warnings
 from collections.abc import Callable, Iterable
@@ -10,11 +11,11 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import DataFileError, MissingDependencyError, SdcError, SdcWarning
+from ..errors import DataFileError, MissingDependencyError, ParameterError, SdcError, SdcWarning
+from .compressed import check_expansion, compression_of, open_compressed
 from .formats import (
     _DELIMITERS,
     _check_columns,
-    _open_text,
     _pyreadstat,
     _require_pyarrow,
     format_of,
@@ -33,6 +34,7 @@ def read_data(
     categorical: Iterable[str] | None = None,
     sep: str | None = None,
     encoding: str | None = None,
+    max_decompressed: int | None = None,
     **kw: Any,
 ) -> pd.DataFrame:
     """Read a microdata file into a DataFrame, choosing the reader from the extension.
@@ -54,10 +56,19 @@ def read_data(
     categorical: columns to return as pandas categoricals.
     sep: CSV delimiter (otherwise sniffed).
     encoding: text encoding of CSV (default utf-8) or of Stata/SPSS/SAS (default from the file).
+    max_decompressed: the most bytes a compressed input may expand to; by default 200 times the
+        file's size, and always 64 MiB (see ``sdcsession.io.compressed``).
+
+    Compressed input: CSV/TSV compressed with gzip, bzip2, xz or zip (one member) is decompressed
+    as a bounded stream; Parquet, .zsav and SAS files are checked from their metadata. Past the
+    limit the read stops with a `DataFileError` (a "decompression bomb" never fills the memory).
 
     Raises
     ------
-    DataFileError: missing or unreadable file, unknown extension, wrong delimiter, unknown columns.
+    DataFileError: missing or unreadable file, unknown extension, wrong delimiter, unknown columns,
+        a compressed input expanding beyond the limit.
+    ParameterError: ``path``, ``columns``, ``categorical``, ``sep``, ``encoding`` or
+        ``max_decompressed`` of the wrong type.
     MissingDependencyError: the optional package for the format is not installed.
 
     Reference: Stata .dta format 118/119 and SPSS .sav via ReadStat (pyreadstat); Apache Parquet.
@@ -72,35 +83,31 @@ def read_data(
     >>> df["region"].dtype.name, df["age"].isna().tolist()
     ('category', [False, True])
     """
-    p = Path(path)
+    p, cols, cats = _check_arguments(path, format, columns, categorical, sep, encoding,
+                                     max_decompressed)
     fmt = format_of(p, format)
     if not p.exists():
         raise DataFileError(f"{p}: no such file")
     if p.is_dir():
         raise DataFileError(f"{p}: is a directory, expected a data file")
-    cols = (
-        None
-        if columns is None
-        else [str(c) for c in ([columns] if isinstance(columns, str) else columns)]
-    )
-    cats = (
-        []
-        if categorical is None
-        else ([categorical] if isinstance(categorical, str) else list(categorical))
-    )
     try:
         if fmt in ("csv", "tsv"):
-            df = _read_csv(p, fmt, cols, sep, encoding or "utf-8", kw)
+            df = _read_csv(p, fmt, cols, sep, encoding or "utf-8", kw, max_decompressed)
         elif fmt == "parquet":
             _require_pyarrow()
-            if cols is not None:
-                import pyarrow.parquet as pq
+            import pyarrow.parquet as pq
 
+            meta = pq.read_metadata(p)
+            if cols is not None:
                 _check_columns(list(pq.read_schema(p).names), cols, p, None)
                 kw = {**kw, "columns": cols}
+            stored = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+            width = meta.num_columns if cols is None else len(cols)
+            check_expansion(p, max(stored if cols is None else 0, meta.num_rows * width * 8),
+                            max_decompressed)
             df = pd.read_parquet(p, engine="pyarrow", **kw)
         else:
-            df = _read_readstat(p, fmt, cols, encoding, kw)
+            df = _read_readstat(p, fmt, cols, encoding, kw, max_decompressed)
     except (SdcError, MemoryError):
         raise
     except UnicodeDecodeError as e:
@@ -128,25 +135,82 @@ def read_data(
     return df
 
 
+def _check_arguments(path: Any, format: Any, columns: Any, categorical: Any, sep: Any,
+                     encoding: Any, max_decompressed: Any
+                     ) -> tuple[Path, list[str] | None, list[str]]:
+    """The path and the column lists of `read_data`, or `ParameterError` naming the argument."""
+    from ..methods.params import check_int, param_names
+
+    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes) or not str(path).strip():
+        raise ParameterError(f"path: expected a file path (str or pathlib.Path), got "
+                             f"{type(path).__name__} {path!r:.60}")
+    try:
+        p = Path(path)
+    except (TypeError, ValueError) as e:
+        raise ParameterError(f"path: not a usable file path ({e})") from None
+    if "\x00" in str(p):
+        raise ParameterError("path: a file path cannot contain a NUL character")
+    if format is not None and not isinstance(format, str):
+        raise ParameterError(f"format: expected a format name or None, got {format!r:.60}")
+    for name, v in (("sep", sep), ("encoding", encoding)):
+        if v is not None and (not isinstance(v, str) or not v):
+            raise ParameterError(f"{name}: expected a non-empty string or None, got {v!r:.60}")
+    if encoding is not None:
+        import codecs
+
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise ParameterError(f"encoding: unknown text encoding {encoding!r:.60}") from None
+    if max_decompressed is not None:
+        check_int("max_decompressed", max_decompressed, 1)
+    cols = None if columns is None else list(param_names(columns, "columns", required=True))
+    cats = [] if categorical is None else list(param_names(categorical, "categorical"))
+    return p, cols, cats
+
+
 def _read_csv(
-    p: Path, fmt: str, cols: list[str] | None, sep: str | None, encoding: str, kw: dict[str, Any]
+    p: Path, fmt: str, cols: list[str] | None, sep: str | None, encoding: str, kw: dict[str, Any],
+    max_decompressed: int | None = None,
 ) -> pd.DataFrame:
+    method = compression_of(p, kw.pop("compression", "infer"))
+
+    def source() -> Any:
+        """The file, or a bounded decompressing stream of it (pandas never decompresses)."""
+        return p if method is None else open_compressed(p, method, max_decompressed)
+
+    def read(**more: Any) -> pd.DataFrame:
+        src = source()
+        try:
+            return pd.read_csv(src, sep=sep, encoding=encoding, compression=None, **kw, **more)
+        finally:
+            if not isinstance(src, Path):
+                src.close()
+
     if sep is None:
         if fmt == "tsv":
             sep = "\t"
         else:
-            with _open_text(p, encoding) as fh:
-                sample = fh.read(65536)
+            src = source()
+            try:
+                if isinstance(src, Path):
+                    with open(src, encoding=encoding, newline="") as fh:
+                        sample = fh.read(65536)
+                else:
+                    sample = io.TextIOWrapper(src, encoding=encoding, newline="").read(65536)
+            finally:
+                if not isinstance(src, Path):
+                    src.close()
             sep = sniff_delimiter(sample) or ","
     try:
-        header = pd.read_csv(p, sep=sep, encoding=encoding, nrows=0, **kw)
+        header = read(nrows=0)
     except pd.errors.EmptyDataError:
         raise DataFileError(f"{p}: the file is empty (no header line)") from None
     if cols is not None:
         _check_columns([str(c) for c in header.columns], cols, p, sep)
-        df = pd.read_csv(p, sep=sep, encoding=encoding, usecols=cols, **kw)[cols]
+        df = read(usecols=cols)[cols]
     else:
-        df = pd.read_csv(p, sep=sep, encoding=encoding, **kw)
+        df = read()
         if df.shape[1] == 1:
             head = str(df.columns[0])
             others = [d for d in _DELIMITERS if d != sep and d in head]
@@ -161,7 +225,8 @@ def _read_csv(
 
 
 def _read_readstat(
-    p: Path, fmt: str, cols: list[str] | None, encoding: str | None, kw: dict[str, Any]
+    p: Path, fmt: str, cols: list[str] | None, encoding: str | None, kw: dict[str, Any],
+    max_decompressed: int | None = None,
 ) -> pd.DataFrame:
     if fmt in ("sas7bdat", "xport"):
         try:
@@ -191,10 +256,12 @@ def _read_readstat(
     else:
         prs = _pyreadstat()
         reader = prs.read_dta if fmt == "stata" else prs.read_sav
+    _, meta = reader(str(p), metadataonly=True)
     if cols is not None:
-        _, meta = reader(str(p), metadataonly=True)
         _check_columns(list(meta.column_names), cols, p, None)
         kw = {**kw, "usecols": cols}
+    rows = getattr(meta, "number_rows", None) or 0
+    check_expansion(p, int(rows) * len(cols or meta.column_names) * 8, max_decompressed)
     if encoding is not None:
         kw = {**kw, "encoding": encoding}
     # SPSS user-defined missing values stay values (distinct from system missing); Stata's

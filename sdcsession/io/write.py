@@ -12,7 +12,14 @@ from typing import Any
 import pandas as pd
 
 from ..errors import DataFileError, ParameterError, SdcError
-from .formats import FORMATS, _pyreadstat, _require_pyarrow, _same_file, format_of
+from .formats import (
+    FORMATS,
+    _pyreadstat,
+    _require_pyarrow,
+    _same_file,
+    check_write_arguments,
+    format_of,
+)
 from .labels import _categories_to_labelled, _column_labels
 
 __all__ = ["write_data", "write_text", "check_target", "protected_paths"]
@@ -63,6 +70,7 @@ def write_data(
     """
     if not isinstance(df, pd.DataFrame):
         raise DataFileError(f"write_data: expected a pandas DataFrame, got {type(df).__name__}")
+    check_write_arguments(path, protect, overwrite, sep)
     p = Path(path)
     fmt = format_of(p, format)
     if not FORMATS[fmt][1]:

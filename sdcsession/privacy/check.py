@@ -20,7 +20,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -28,11 +28,14 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
+from ..risk._codes import check_frame
+from ..utility.hierarchy import Hierarchy
 from .distances import SensitiveDomain
 from .models import ClassTable, Context, PrivacyModel, model_from_dict
 from .population import KMap, research_subset, violation_matrix, weight_totals
 
-__all__ = ["check", "CheckResult", "as_models", "build_context", "check_model_columns"]
+__all__ = ["check", "CheckResult", "as_models", "as_hierarchies", "build_context",
+           "check_model_columns", "check_inputs"]
 
 
 def as_models(models: Any) -> tuple[PrivacyModel, ...]:
@@ -48,6 +51,40 @@ def as_models(models: Any) -> tuple[PrivacyModel, ...]:
         raise ParameterError("privacy: expected one or more privacy models, e.g. "
                              "[KAnonymity(5), DistinctLDiversity('disease', 2)]")
     return tuple(model_from_dict(m) for m in models)
+
+
+def as_hierarchies(value: Any) -> dict[str, Hierarchy]:
+    """``{column: Hierarchy}`` from a mapping of columns to hierarchies (or ARX tables, nested
+    dicts, or their ``to_dict`` forms); `ParameterError` otherwise.
+
+    >>> as_hierarchies({"zip": Hierarchy.masking(2)})["zip"].height
+    2
+    """
+    if not isinstance(value, Mapping) or not value:
+        raise ParameterError("hierarchies: expected a mapping {column: Hierarchy} with at least "
+                             "one quasi-identifier")
+    out = {}
+    for c, h in value.items():
+        if not isinstance(c, str) or not c.strip():
+            raise ParameterError(f"hierarchies: expected column names as keys, got {c!r:.40}")
+        out[c] = Hierarchy.from_dict(h)
+    return out
+
+
+def check_inputs(data: Any, hierarchies: Any, models: Any
+                 ) -> tuple[dict[str, Hierarchy], tuple[PrivacyModel, ...]]:
+    """The hierarchies and models of a lattice search on ``data``, checked: ``data`` a DataFrame
+    with records and unique flat column names (`MeasureError` / `RoleError`), every hierarchy's
+    column in it, every model's column in it and not a quasi-identifier (`ParameterError`)."""
+    check_frame(data, "data")
+    hs = as_hierarchies(hierarchies)
+    miss = [c for c in hs if c not in data.columns]
+    if miss:
+        raise ParameterError(f"hierarchies: unknown column(s) {miss}; the data has "
+                             f"{[str(c) for c in data.columns][:20]}")
+    ms = as_models(models)
+    check_model_columns(ms, list(hs), data.columns)
+    return hs, ms
 
 
 def check_model_columns(models: Sequence[PrivacyModel], keys: Sequence[Hashable],
@@ -179,8 +216,7 @@ def check(data: pd.DataFrame, keys: Sequence[str] | str, models: Any) -> CheckRe
     >>> check(df, "z", [TCloseness("s", 0.3)]).holds    # EMDs 0.25 and 0.25
     (True,)
     """
-    if not isinstance(data, pd.DataFrame):
-        raise ParameterError(f"data: expected a DataFrame, got {type(data).__name__}")
+    check_frame(data, "data")
     keys = _keys(data, keys)
     models = as_models(models)
     check_model_columns(models, keys, data.columns)

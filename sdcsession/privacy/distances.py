@@ -27,11 +27,13 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any
 
 import attrs
 import numpy as np
 import pandas as pd
 
+from ..errors import ParameterError
 from ..utility.hierarchy import Hierarchy
 
 __all__ = ["SensitiveDomain", "emd_equal", "emd_ordered", "emd_hierarchical", "distributions",
@@ -110,13 +112,31 @@ def distributions(counts: np.ndarray) -> np.ndarray:
     return np.divide(c, tot, out=np.zeros_like(c), where=tot > 0)
 
 
+def _pq(p: Any, q: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``p`` (classes × m) and ``q`` (m) as float arrays, or `ParameterError`: finite numbers of
+    matching shapes."""
+    try:
+        pa = np.asarray(p, dtype=np.float64)
+        qa = np.asarray(q, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError("p, q: expected arrays of probabilities (numbers)") from None
+    if pa.ndim != 2 or qa.ndim != 1 or pa.shape[1] != qa.shape[0]:
+        raise ParameterError(f"p, q: expected p of shape (classes, m) and q of shape (m,), got "
+                             f"{pa.shape} and {qa.shape}")
+    if not (np.isfinite(pa).all() and np.isfinite(qa).all()) or (pa < 0).any() or \
+            (qa < 0).any() or (pa > 1).any() or (qa > 1).any():
+        raise ParameterError("p, q: expected probabilities in [0, 1] (no NaN or infinity)")
+    return pa, qa
+
+
 def emd_equal(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """EMD with equal ground distance: ``½ Σ |p_i − q_i|`` per row of ``p``.
 
     >>> emd_equal(np.array([[1.0, 0.0]]), np.array([0.5, 0.5])).tolist()
     [0.5]
     """
-    return 0.5 * np.abs(np.asarray(p) - q).sum(axis=1)
+    p, q = _pq(p, q)
+    return 0.5 * np.abs(p - q).sum(axis=1)
 
 
 def emd_ordered(p: np.ndarray, q: np.ndarray, rank: np.ndarray | None = None) -> np.ndarray:
@@ -126,8 +146,13 @@ def emd_ordered(p: np.ndarray, q: np.ndarray, rank: np.ndarray | None = None) ->
     >>> emd_ordered(np.array([[1.0, 0.0, 0.0]]), np.full(3, 1 / 3)).round(6).tolist()
     [0.5]
     """
-    p = np.asarray(p, dtype=np.float64)
+    p, q = _pq(p, q)
     m = p.shape[1]
+    if rank is not None:
+        r = np.asarray(rank)
+        if r.shape != (m,) or r.dtype.kind not in "iuf" or not np.isfinite(r).all():
+            raise ParameterError(f"rank: expected one position (a number) per column, {m} in "
+                                 f"all, got {type(rank).__name__} of shape {r.shape}")
     if m <= 1:
         return np.zeros(p.shape[0])
     d = p - q
@@ -145,7 +170,16 @@ def emd_hierarchical(p: np.ndarray, q: np.ndarray, tree: tuple[np.ndarray, ...])
     >>> emd_hierarchical(np.array([[0.5, 0, 0.5, 0]]), np.full(4, 0.25), tree).tolist()
     [0.25]
     """
-    extra = np.asarray(p, dtype=np.float64) - q
+    p, q = _pq(p, q)
+    if not isinstance(tree, (tuple, list)):
+        raise ParameterError(f"tree: expected a tuple of parent arrays, got {type(tree).__name__}")
+    width = p.shape[1]
+    for j, up in enumerate(tree):
+        if not isinstance(up, np.ndarray) or up.ndim != 1 or up.dtype.kind not in "iu" or \
+                len(up) != width or (len(up) and up.min() < 0):
+            raise ParameterError(f"tree[{j}]: expected {width} parent codes (integers >= 0)")
+        width = int(up.max(initial=0)) + 1
+    extra = p - q
     h = len(tree)
     out = np.zeros(extra.shape[0])
     if h == 0:

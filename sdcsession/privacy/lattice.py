@@ -46,19 +46,22 @@ import heapq
 import itertools
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
 
 import attrs
 import numpy as np
 import pandas as pd
 
-from ..errors import TreatmentError
+from ..errors import ParameterError, TreatmentError
+from ..methods.params import check_choice, check_int, check_number
 from ..utility.hierarchy import Hierarchy
+from .check import check_inputs
 from .encoding import Base, encode, joint_key
-from .metrics import BOUNDED, ROLLED, Metrics
+from .metrics import BOUNDED, METRICS, ROLLED, Metrics
 from .models import ClassTable, PrivacyModel
 from .population import violation_matrix
 
-__all__ = ["search", "SearchResult", "NodeResult", "evaluate_node", "Engine"]
+__all__ = ["search", "SearchResult", "NodeResult", "evaluate_node", "Engine", "check_levels"]
 
 #: elements kept in the table cache (about 8 bytes each)
 CACHE_BUDGET = 40_000_000
@@ -118,6 +121,9 @@ class Engine:
     def __init__(self, data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
                  models: Sequence[PrivacyModel], *, max_suppression: float = 0.0,
                  metric: str = "precision") -> None:
+        hierarchies, models = check_inputs(data, hierarchies, models)
+        max_suppression = check_number("max_suppression", max_suppression, 0.0, 1.0)
+        check_choice("metric", metric, METRICS)
         self.base: Base = encode(data, hierarchies, models)
         self.models = list(models)
         self.names = list(hierarchies)
@@ -266,7 +272,14 @@ def search(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
            engine: Engine | None = None) -> SearchResult:
     """Search the lattice of ``hierarchies`` for a feasible node of least ``metric`` (see the
     module docstring). Raises `TreatmentError` when no node is feasible, naming the least
-    suppression any evaluated node would need."""
+    suppression any evaluated node would need.
+
+    Missing values: a missing quasi-identifier stays missing at every level (a value of its own);
+    a record whose quasi-identifiers are all missing counts as suppressed already.
+    """
+    search = check_choice("search", search, ("optimal", "heuristic"))
+    if engine is not None and not isinstance(engine, Engine):
+        raise ParameterError(f"engine: expected None or an Engine, got {type(engine).__name__}")
     eng = engine or Engine(data, hierarchies, models, max_suppression=max_suppression,
                            metric=metric)
     nodes = _nodes(eng.heights)
@@ -352,6 +365,27 @@ def _lattice_frame(eng: Engine, nodes: list[tuple[int, ...]], best: NodeResult
     return frame
 
 
+def check_levels(levels: Any, hierarchies: Mapping[Hashable, Any], *,
+                 all_columns: bool = True) -> dict[Hashable, int]:
+    """``{column: level}`` checked against ``hierarchies`` (objects with a ``height``): a
+    mapping of columns with a hierarchy (every one of them when ``all_columns``) to integers in
+    ``[0, height]``; `ParameterError` otherwise.
+
+    >>> check_levels({"zip": 1}, {"zip": Hierarchy.masking(2)})
+    {'zip': 1}
+    """
+    if not isinstance(levels, Mapping):
+        raise ParameterError(f"levels: expected a mapping {{column: level}}, got "
+                             f"{type(levels).__name__} {levels!r:.40}")
+    unknown = [c for c in levels if c not in hierarchies]
+    missing = [c for c in hierarchies if c not in levels] if all_columns else []
+    if unknown or missing:
+        raise ParameterError(f"levels: expected a level for each of {list(hierarchies)}; "
+                             f"unknown {unknown}, missing {missing}")
+    return {c: check_int(f"levels[{c!r}]", v, 0, hierarchies[c].height)
+            for c, v in levels.items()}
+
+
 def evaluate_node(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
                   models: Sequence[PrivacyModel], levels: Mapping[Hashable, int], *,
                   max_suppression: float = 0.0, metric: str = "precision") -> NodeResult:
@@ -365,7 +399,8 @@ def evaluate_node(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
     (1, False, 0.625)
     """
     eng = Engine(data, hierarchies, models, max_suppression=max_suppression, metric=metric)
-    lv = tuple(int(levels[c]) for c in eng.names)
+    chosen = check_levels(levels, dict(zip(eng.names, eng.base.qis, strict=True)))
+    lv = tuple(chosen[c] for c in eng.names)
     t, _ = eng._root_table(lv)
     bad, mono = eng.violations(t)
     s = int(t.sizes[bad].sum())

@@ -30,10 +30,11 @@ import pandas as pd
 
 from ..errors import ParameterError, TreatmentError
 from ..methods.base import Result, Treatment, check_choice, check_number, encode_value
+from ..risk._codes import check_frame
 from ..roles import Roles
 from ..utility.hierarchy import Hierarchy
-from .check import as_models, check_model_columns
-from .lattice import Engine, search
+from .check import as_hierarchies, as_models, check_model_columns
+from .lattice import Engine, check_levels, search
 from .metrics import METRICS
 from .models import PrivacyModel
 from .population import KMap
@@ -42,24 +43,6 @@ __all__ = ["Generalize", "GeneralizationResult", "generalize_frame", "as_hierarc
 
 #: nodes listed in the step's notes (larger lattices keep only the checked nodes)
 MAX_NOTED_NODES = 20_000
-
-
-def as_hierarchies(value: Any) -> dict[str, Hierarchy]:
-    """``{column: Hierarchy}`` from a mapping of columns to hierarchies (or ARX tables, nested
-    dicts, or their ``to_dict`` forms); `ParameterError` otherwise.
-
-    >>> as_hierarchies({"zip": Hierarchy.masking(2)})["zip"].height
-    2
-    """
-    if not isinstance(value, Mapping) or not value:
-        raise ParameterError("hierarchies: expected a mapping {column: Hierarchy} with at least "
-                             "one quasi-identifier")
-    out = {}
-    for c, h in value.items():
-        if not isinstance(c, str) or not c.strip():
-            raise ParameterError(f"hierarchies: expected column names as keys, got {c!r:.40}")
-        out[c] = Hierarchy.from_dict(h)
-    return out
 
 
 def generalize_frame(data: pd.DataFrame, hierarchies: Mapping[str, Hierarchy | Any],
@@ -73,11 +56,18 @@ def generalize_frame(data: pd.DataFrame, hierarchies: Mapping[str, Hierarchy | A
     >>> generalize_frame(df, {"age": Hierarchy.intervals([[0, 40, 80]])}, {"age": 1})["age"].tolist()
     ['[0, 40)', '[40, 80]']
     """
+    check_frame(data, "data")
     hs = as_hierarchies(hierarchies)
-    miss = [c for c in levels if c not in hs or c not in data.columns]
+    levels = check_levels(levels, hs, all_columns=False)
+    miss = [c for c in levels if c not in data.columns]
     if miss:
-        raise ParameterError(f"levels: column(s) {miss} have no hierarchy or are not in the data")
-    sup = None if suppressed is None else np.asarray(suppressed, dtype=bool)
+        raise ParameterError(f"levels: column(s) {miss} are not in the data")
+    sup = None
+    if suppressed is not None:
+        sup = np.asarray(suppressed)
+        if sup.shape != (len(data),) or sup.dtype != bool:
+            raise ParameterError(f"suppressed: expected a boolean mask of {len(data)} records, "
+                                 f"got {type(suppressed).__name__} of shape {sup.shape}")
     new = {}
     for c, lv in levels.items():
         h = hs[c]

@@ -288,6 +288,7 @@ def risky_cells(
     2  a × b        3             3               3
     """
     df = check_frame(data)
+    check_flag(by_table, "by_table")
     keys = as_keys(keys)
     check_columns(df, keys, "keys")
     tables = _tables(keys, max_dim, combinations, levels)

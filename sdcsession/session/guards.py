@@ -3,7 +3,10 @@ variables follow the suppressions of their key variable.
 
 * A treatment that changes values refuses the direct identifiers, the sampling weight and the
   household id (noise made negative weights and scrambled household ids); treatments for numeric
-  variables (noise, microaggregation, rank swapping, shuffling) refuse categorical key variables.
+  variables (noise, microaggregation, rank swapping, shuffling, multivariate top coding) refuse
+  categorical key variables, and local recoding refuses numeric variables. A direct identifier
+  is refused also where a treatment only reads it (the risk variables and similarity profiles
+  of record swapping).
   `RemoveColumns` may remove any column. The refusal is a `RoleError` raised before anything
   runs, so the session is unchanged.
 * Linked variables (sdcMicro's ghost variables): after a step, every record whose key value
@@ -42,26 +45,38 @@ from ..errors import RoleError
 from ..roles import Roles
 
 __all__ = ["treatment_columns", "check_identifiers", "follow_linked", "key_changed", "linked_hits",
-           "NUMERIC_TREATMENTS"]
+           "NUMERIC_TREATMENTS", "CATEGORICAL_TREATMENTS"]
 
 #: parameters of treatments that name the columns they change or read
 _COLUMN_PARAMS = ("column", "columns", "by", "sort_by")
+#: parameters of treatments that name columns they only read (a direct identifier is refused there
+#: too: it is unique per person, so it would make every record "at risk" or "similar" to none)
+_READ_PARAMS = ("similar", "risk_variables")
+#: parameters naming columns a treatment exchanges between records (record swapping)
+_MOVED_PARAMS = ("hierarchy", "carry_along")
 #: treatments meant for continuous variables (never for categorical key variables)
-NUMERIC_TREATMENTS = frozenset({"add_noise", "microaggregation", "rank_swap", "shuffle"})
+NUMERIC_TREATMENTS = frozenset({"add_noise", "microaggregation", "rank_swap", "shuffle",
+                                "mv_top_code"})
+#: treatments meant for categorical key variables (never for numeric variables)
+CATEGORICAL_TREATMENTS = frozenset({"local_recode"})
 #: treatments that may name any column (they remove it rather than change values)
 _ANY_COLUMN = frozenset({"remove_columns", "new_ids"})  # new_ids checks its own column
 
 
-def treatment_columns(treatment: Any) -> list[str]:
-    """The column names a treatment's parameters name (``column``, ``columns``, ``by``, ...)."""
+def treatment_columns(treatment: Any, names: tuple[str, ...] = _COLUMN_PARAMS) -> list[str]:
+    """The column names a treatment's parameters ``names`` name (by default ``column``,
+    ``columns``, ``by``, ...; lists of lists are flattened)."""
     params = treatment.params() if hasattr(treatment, "params") else {}
     out: list[str] = []
-    for name in _COLUMN_PARAMS:
+    for name in names:
         v = params.get(name)
-        if isinstance(v, str):
-            out.append(v)
-        elif isinstance(v, (tuple, list)):
-            out.extend(c for c in v if isinstance(c, str))
+        stack = [v]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, str):
+                out.append(x)
+            elif isinstance(x, (tuple, list)):
+                stack.extend(reversed(x))
     return out
 
 
@@ -71,7 +86,11 @@ def check_identifiers(treatment: Any, roles: Roles) -> None:
     if tag in _ANY_COLUMN:
         return
     problems = []
-    for c in treatment_columns(treatment):
+    for c in treatment_columns(treatment, _READ_PARAMS):
+        if c in roles.identifiers:
+            problems.append(f"{c!r} is a direct identifier (unique per person, it is never "
+                            "released nor used to find records at risk or similar records)")
+    for c in treatment_columns(treatment, _COLUMN_PARAMS + _MOVED_PARAMS):
         if c in roles.identifiers:
             problems.append(f"{c!r} is a direct identifier (it is never released; remove it "
                             "instead of treating it)")
@@ -83,6 +102,9 @@ def check_identifiers(treatment: Any, roles: Roles) -> None:
         elif tag in NUMERIC_TREATMENTS and c in roles.keys:
             problems.append(f"{c!r} is a categorical key variable; {tag} is for numeric variables "
                             "(use pram, recoding or local suppression)")
+        elif tag in CATEGORICAL_TREATMENTS and c in roles.numeric:
+            problems.append(f"{c!r} is a numeric variable; {tag} is for categorical key "
+                            "variables (use microaggregation, noise or rounding)")
     if problems:
         raise RoleError(f"{tag}: " + "; ".join(problems))
 

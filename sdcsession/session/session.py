@@ -346,7 +346,12 @@ class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin, ProjectMixin)
     def from_recipe(cls, data: pd.DataFrame, recipe: Any, *, strict: bool = False,
                     name: str | None = None) -> SdcSession:
         """Replay a recipe (dict or JSON path) on ``data``; bit-identical to the recorded session."""
+        from ..methods.params import check_bool
         from .recipes.recipe import load_recipe, parse_recipe
+
+        check_bool("strict", strict)
+        if name is not None and not isinstance(name, str):
+            raise ParameterError(f"name: expected a scenario name (text) or None, got {name!r:.40}")
 
         dask = is_dask_frame(data)
         if not isinstance(data, pd.DataFrame) and not dask:

@@ -43,6 +43,7 @@ __all__ = [
     "encode_one",
     "weights_of",
     "EncodedPair",
+    "as_values",
 ]
 
 
@@ -338,3 +339,25 @@ def weights_of(df: pd.DataFrame, weight: Hashable | np.ndarray | pd.Series | Non
     if not np.isfinite(arr).all() or (arr < 0).any():
         raise MeasureError(f"{measure}: weights must be finite and >= 0 (in the {which} file)")
     return arr
+
+
+def as_values(values: Any, column: Any) -> pd.Series:
+    """``values`` (a list, 1-d array or Series) as a Series of single values, or `ParameterError`;
+    ``column`` must be a name (a hierarchy's values and the column they come from)."""
+    if not isinstance(column, str):
+        raise ParameterError(f"column: expected a column name (text), got {column!r:.40}")
+    if isinstance(values, pd.Series):
+        s = values
+    elif isinstance(values, (list, tuple, pd.Index, pd.Categorical)) or (
+            isinstance(values, np.ndarray) and values.ndim == 1):
+        s = pd.Series(list(values))
+    else:
+        raise ParameterError(f"values of {column!r}: expected a list, a one-dimensional array "
+                             f"or a Series, got {type(values).__name__}")
+    try:
+        if s.dtype == object:
+            pd.factorize(s)
+    except TypeError:
+        raise ParameterError(f"values of {column!r}: expected single values, got lists, sets "
+                             "or other containers") from None
+    return s

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, ParameterError
+from ..risk._codes import check_flag
 from ._align import (
     check_frames,
     check_named,
@@ -107,6 +108,7 @@ def il_variables(
     (0.25, {'s': 0.5, 'x': 0.0})
     """
     name = "il_variables"
+    check_flag(sdcmicro, "sdcmicro")
     check_frames(original, masked, name)
     cols = resolve_columns(original, masked, columns, name)
     masked = paired(original, masked, name)

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, ParameterError
+from ..risk._codes import check_flag, check_number
 from ._align import check_frames, check_seed, is_numeric_column, numeric_matrix, resolve_columns
 
 __all__ = ["ks_test", "ecdf_measures", "propensity_score", "cluster_utility"]
@@ -127,6 +128,11 @@ def ecdf_measures(
     [1.0, 0.375]
     """
     name = "ecdf_measures"
+    check_flag(joint, "joint")
+    if isinstance(max_joint_records, bool) or not isinstance(max_joint_records, (int, np.integer)) \
+            or max_joint_records < 1:
+        raise ParameterError(f"max_joint_records: expected an integer >= 1, got "
+                             f"{max_joint_records!r:.40}")
     cols = _numeric(original, masked, columns, name)
     x = numeric_matrix(original, cols, name, "original")
     z = numeric_matrix(masked, cols, name, "masked")
@@ -220,6 +226,9 @@ def propensity_score(
     import statsmodels.api as sm
 
     name = "propensity_score"
+    check_flag(interactions, "interactions")
+    if c is not None:
+        check_number(c, "c", "a number in [0, 1]")
     check_frames(original, masked, name)
     cols = resolve_columns(original, masked, columns, name)
     if len(original) == 0 or len(masked) == 0:

@@ -146,8 +146,8 @@ def c_avg(masked: pd.DataFrame, *, keys: Iterable[Hashable], k: int) -> float:
     >>> c_avg(m, keys=["age"], k=2)   # 6 / (2 · 2)
     1.5
     """
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ParameterError(f"k: expected an integer >= 1, got {k!r}")
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k < 2**63:
+        raise ParameterError(f"k: expected an integer in [1, 2**63), got {k!r:.40}")
     check_frame(masked, "masked", "c_avg")
     cols = resolve_columns(masked, None, keys, "c_avg", what="keys")
     ids, sizes = _classes(masked, cols)

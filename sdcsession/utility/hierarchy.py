@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MeasureError, ParameterError
+from ._align import as_values
 
 __all__ = ["Hierarchy", "DATE_LEVELS"]
 
@@ -212,7 +213,13 @@ class Hierarchy:
     @classmethod
     def from_parents(cls, parents: Mapping[Any, Any]) -> Hierarchy:
         """From child → parent links; the one node without a parent is the root."""
-        nodes = set(parents) | set(parents.values())
+        if not isinstance(parents, Mapping) or not parents:
+            raise ParameterError(f"parents: expected a non-empty mapping {{child: parent}}, got "
+                                 f"{type(parents).__name__} {parents!r:.40}")
+        try:
+            nodes = set(parents) | set(parents.values())
+        except TypeError:
+            raise ParameterError("parents: every parent must be a single value") from None
         roots = [v for v in nodes if v not in parents]
         if len(roots) != 1:
             raise ParameterError(f"hierarchy: expected exactly one root, found {roots}")
@@ -360,8 +367,7 @@ class Hierarchy:
         ['ab']
         """
         level = self._check_level(level)
-        s = values if isinstance(values, pd.Series) else pd.Series(
-            list(values) if isinstance(values, (list, tuple)) else values)
+        s = as_values(values, column)
         if level == 0:
             self._labels(np.asarray(pd.unique(s.dropna()), dtype=object), 0, column)  # every value must be covered
             return s.astype(object)
@@ -461,7 +467,7 @@ class Hierarchy:
         >>> codes.tolist(), maps[1].tolist(), labels[1].tolist()
         ([0, 1, 0], [0, 0], ['1*'])
         """
-        s = values if isinstance(values, pd.Series) else pd.Series(values)
+        s = as_values(values, column)
         codes, uniq = pd.factorize(s, use_na_sentinel=True)
         uniq_arr = np.asarray(uniq, dtype=object)
         maps: list[np.ndarray] = []

@@ -307,7 +307,7 @@ def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
     True
     """
     columns = _names(columns, "columns")
-    if method not in NOISE_METHODS:
+    if not isinstance(method, str) or method not in NOISE_METHODS:
         raise ParameterError(f"method: expected one of {NOISE_METHODS}, got {method!r}")
     noise = _check_noise(noise, allow_zero=True)
     bounds = _check_bounds_for(bounds, method)
@@ -434,7 +434,7 @@ class AddNoise(Treatment):
 
     @method.validator
     def _m(self, _a: Any, v: Any) -> None:
-        if v not in NOISE_METHODS:
+        if not isinstance(v, str) or v not in NOISE_METHODS:
             raise ParameterError(f"method: expected one of {NOISE_METHODS}, got {v!r}")
 
     @noise.validator

@@ -184,6 +184,14 @@ class TopBottomCode(Treatment):
             raise TreatmentError(
                 f"top_bottom_code: column {self.column!r} is categorical (dtype {s.dtype}); "
                 "top/bottom coding needs a numeric or ordered variable")
+        else:
+            text = [f"{n}={v!r:.40}" for n, v in (("value", self.value),
+                                                  ("replacement", self.replacement))
+                    if isinstance(v, (str, np.str_))]
+            if text:
+                raise TreatmentError(
+                    f"top_bottom_code: {', '.join(text)} is text but column {self.column!r} is "
+                    "numeric; give numbers (numbers given as text are not converted)")
 
     def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
         old = data[self.column]

@@ -29,7 +29,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ...errors import MissingDependencyError, ParameterError, install_hint
+from ...errors import DataFileError, MissingDependencyError, ParameterError, install_hint
 
 __all__ = ["app_notebook", "write_app_notebook", "voila_command", "free_port", "run_app"]
 
@@ -119,13 +119,21 @@ def voila_command(notebook: str | Path, *, port: int, open_browser: bool = True)
 def run_app(data: str | Path, *, port: int | None = None, open_browser: bool = True,
             seed: int | None = None, sep: str | None = None, **roles: Any) -> int:
     """Serve the workbench for the file ``data`` until interrupted (Ctrl-C); the exit code of
-    Voilà (0 after Ctrl-C)."""
+    Voilà (0 after Ctrl-C). Every argument is checked before anything starts."""
+    if not isinstance(data, (str, Path)) or not str(data).strip() or "\x00" in str(data):
+        raise ParameterError(f"data: expected the path of a data file, got {data!r:.60}")
     path = Path(data).expanduser()
     if not path.is_file():
-        raise FileNotFoundError(f"app: no data file {str(path)!r}")
-    port = free_port() if port is None else int(port)
-    if not 0 < port < 65536:
-        raise ParameterError(f"port: expected an integer in [1, 65535], got {port}")
+        raise DataFileError(f"app: no data file {str(path)!r}")
+    if port is not None and (isinstance(port, bool) or not isinstance(port, int)
+                             or not 0 < port < 65536):
+        raise ParameterError(f"port: expected an integer in [1, 65535] or None, got {port!r:.40}")
+    if not isinstance(open_browser, bool):
+        raise ParameterError(f"open_browser: expected True or False, got {open_browser!r:.40}")
+    if sep is not None and (not isinstance(sep, str) or not sep):
+        raise ParameterError(f"sep: expected a delimiter (text) or None, got {sep!r:.40}")
+    app_notebook(path, seed=seed, sep=sep, **roles)  # checks the seed and the roles
+    port = free_port() if port is None else port
     tmp = tempfile.mkdtemp(prefix="sdcsession-app-")
     main = threading.current_thread() is threading.main_thread()
     old = signal.signal(signal.SIGTERM, _interrupt) if main else None

@@ -60,7 +60,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import MeasureError, ParameterError
-from .._codes import as_keys, check_columns, check_frame
+from .._codes import as_keys, check_columns, check_flag, check_frame
 
 __all__ = ["LinkageResult", "record_linkage"]
 
@@ -359,6 +359,7 @@ def record_linkage(
     """
     from scipy.optimize import linear_sum_assignment
 
+    check_flag(return_matrix, "return_matrix")
     check_frame(x, "x (the original data)")
     check_frame(y, "y (the masked data)")
     variables = as_keys(variables, "variables")

@@ -365,7 +365,9 @@ def model_risk(data: pd.DataFrame, formula: str, *, weight: str, method: str = "
             grid = grid.assign(**{wname: W})
             design_formula = attrs.evolve(f, terms=f.terms + ((Column(wname, wname),),))
         grid = grid.assign(**{yname: y})
-        X = build_design(design_formula, grid).X.to_numpy()
+        # a model of the cells has at most one parameter per cell (the saturated model)
+        X = build_design(design_formula, grid, records_per_column=1,
+                         max_cells=_MAX_DESIGN).X.to_numpy()
         if X.shape[0] != G:  # pragma: no cover - the grid has no missing values
             raise MeasureError("model_risk: the design lost cells")
         if G * X.shape[1] > _MAX_DESIGN:

@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
+
+from ...errors import ParameterError
 from ._build import _build
 
 __all__ = ["SwappingMethods"]
@@ -71,6 +74,10 @@ class SwappingMethods:
         >>> s.record_swap(hierarchy="reg", similar="hs", swaprate=1.0).data["reg"].tolist()
         ['b', 'b', 'a', 'a']
         """
+        if isinstance(k_anonymity, (int, np.integer)) and not isinstance(k_anonymity, bool) \
+                and k_anonymity < 1:
+            raise ParameterError(f"k_anonymity: expected an integer >= 1, got {k_anonymity} (for "
+                                 "random swapping only, give risk_variables=[])")
         return self.apply(_build("record_swap", hierarchy=hierarchy, similar=similar,
                                  swaprate=swaprate, k_anonymity=k_anonymity,
                                  risk_variables=risk_variables, risk_threshold=risk_threshold,

@@ -15,6 +15,7 @@ import pandas as pd
 
 from ...errors import MeasureError, ParameterError
 from ...progress import Bar
+from ...risk._codes import check_flag, check_number
 from .._align import check_frames, check_progress, check_seed
 from ._specs import Indicator, _evaluate, _frame_inputs
 
@@ -163,6 +164,8 @@ def _indicator_ci(data, indicator, *, weight, household, by, method, n_boot, lev
     ind = Indicator.parse(indicator)
     if method not in ("bootstrap", "normal"):
         raise ParameterError(f"method: expected 'bootstrap' or 'normal', got {method!r}")
+    check_number(level, "level", "a probability in (0, 1)")
+    check_flag(na_rm, "na_rm")
     if not (0 < level < 1):
         raise ParameterError(f"level: expected a probability in (0, 1), got {level!r}")
     if (not isinstance(n_boot, (int, np.integer)) or isinstance(n_boot, bool) or n_boot < 2

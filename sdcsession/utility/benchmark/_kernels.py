@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import MeasureError
+from ...risk._codes import check_flag
 
 # --------------------------------------------------------------------------------------------
 # input handling
@@ -73,6 +74,7 @@ def _groups(by: Any, n: int) -> tuple[np.ndarray, pd.Index] | None:
 
 
 def _prepare(values: Any, weights: Any, by: Any, na_rm: bool, name: str = "values"):
+    check_flag(na_rm, "na_rm")
     x = _float_array(values, name)
     n = len(x)
     if n == 0:

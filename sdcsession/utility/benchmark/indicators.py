@@ -144,7 +144,7 @@ def weighted_quantile(
     >>> weighted_quantile([1.0, 2.0, 3.0, 4.0], q=0.25)
     1.5
     """
-    if not (isinstance(q, (int, float)) and 0 <= q <= 1):
+    if not (isinstance(q, (int, float)) and not isinstance(q, bool) and 0 <= q <= 1):
         raise ParameterError(f"q: expected a probability in [0, 1], got {q!r}")
     x, w, g = _prepare(values, weights, by, na_rm)
     return _by(lambda a, ww: _k_quantile(a, ww, float(q)), [x], w, g, f"quantile{q:g}")

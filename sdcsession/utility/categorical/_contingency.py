@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import MeasureError, ParameterError
+from ...risk._codes import check_flag
 from .._align import EncodedPair, check_frames, encode_pair, resolve_columns, weights_of
 
 __all__ = [
@@ -378,6 +379,7 @@ def ctbil(
     check_frames(original, masked, name)
     if isinstance(max_dim, bool) or not isinstance(max_dim, int) or max_dim < 1:
         raise ParameterError(f"max_dim: expected an integer >= 1, got {max_dim!r}")
+    check_flag(normalise, "normalise")
     cols = resolve_columns(original, masked, columns, name)
     w_o, w_m = _weights_pair(original, masked, weight, name)
     preps = {c: _Prep(encode_pair(original[c], masked[c]), missing) for c in cols}

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import MeasureError, ParameterError
+from ...risk._codes import check_number
 from .._align import numeric_matrix, paired
 from ._numeric import _complete, _numeric_cols, _sd_checked
 
@@ -91,6 +92,8 @@ def discrepancy_table(
     if component_weights not in ("variance", "equal"):
         raise ParameterError(f"component_weights: expected 'variance' or 'equal', got "
                              f"{component_weights!r}")
+    if trottini_bound is not None:
+        check_number(trottini_bound, "trottini_bound", "a positive number")
     if trottini_bound is not None and not (trottini_bound > 0):
         raise ParameterError(f"trottini_bound: expected a positive number, got {trottini_bound!r}")
     cols = _numeric_cols(original, masked, columns, name)

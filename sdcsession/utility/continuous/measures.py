@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import MeasureError, ParameterError
+from ...risk._codes import check_flag, check_number
 from ...risk.robust.minimum_covariance import mcd
 from .._align import check_seed, numeric_matrix, paired
 from .._il_variables import ILVariables, il_variables
@@ -74,6 +75,7 @@ def il1s(
     0.25
     """
     name = "il1s"
+    check_flag(normalise, "normalise")
     cols = _numeric_cols(original, masked, columns, name)
     masked = paired(original, masked, name)
     x = numeric_matrix(original, cols, name, "original")
@@ -241,6 +243,7 @@ def eigen_difference(
     0.0
     """
     name = "eigen_difference"
+    check_flag(robust, "robust")
     cols = _numeric_cols(original, masked, columns, name)
     x = numeric_matrix(original, cols, name, "original")
     z = numeric_matrix(masked, cols, name, "masked")
@@ -344,6 +347,7 @@ def il_correl(
     0.0
     """
     name = "il_correl"
+    check_number(constant, "constant", "a positive number")
     if not (constant > 0):
         raise ParameterError(f"constant: expected a positive number, got {constant!r}")
     cols = _numeric_cols(original, masked, columns, name, min_columns=2)

@@ -71,6 +71,7 @@ import pandas as pd
 
 from ...errors import MeasureError, ParameterError
 from ...progress import track
+from ...risk._codes import check_number
 from .._align import check_cells, check_frames, check_progress, check_types, column_list
 from ._stats import _COEF, _pair_test, _run, _univariate
 from ._variables import (
@@ -179,6 +180,9 @@ def gdu(
 
     check_frames(original, masked, "gdu")
     check_progress(progress, "gdu")
+    for what, v in (("alpha", alpha), ("normality_alpha", normality_alpha),
+                    ("uni_share", uni_share)):
+        check_number(v, what, "a number in (0, 1)" if what != "uni_share" else "a number in [0, 1]")
     if not (0 < alpha < 1) or not (0 < normality_alpha < 1):
         raise ParameterError("gdu: alpha and normality_alpha must lie in (0, 1)")
     if not (0 <= uni_share <= 1):
