@@ -124,7 +124,6 @@ _MOVED = {
     "risk.population_uniques": "risk.population.uniques",
     "risk.rmd": "risk.numeric.rmd",
     "session._numeric_columns": "session.views._numeric_columns",
-    "session.distributed": "session.distributed.steps",
     "session.distributed_views": "session.distributed.views",
     "session.generalize_methods": "session.treatments",
     "session.multivariate_methods": "session.treatments",

@@ -479,8 +479,13 @@ class SdcSession(TreatmentMethods):
         """
         from ..scale.parquet import read_parquet
 
-        s = cls(read_parquet(path, columns=list(columns) if columns else None, index=index),
-                keys, **kw)
+        if columns is not None and not isinstance(columns, (str, bytes)):
+            try:
+                columns = list(columns)
+            except TypeError:
+                raise ParameterError(f"columns: expected a list of column names, got "
+                                     f"{columns!r:.60}") from None
+        s = cls(read_parquet(path, columns=columns, index=index), keys, **kw)
         s._tree.source = str(path)  # type: ignore[attr-defined]
         return s
 
