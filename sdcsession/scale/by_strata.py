@@ -42,7 +42,8 @@ import pandas as pd
 
 from ..errors import TreatmentError
 from ..methods.base import require_columns
-from ..methods.microaggregation.treatment import Microaggregation
+from ..methods.microaggregation.treatment import Microaggregation, microaggregation
+from ..methods.microaggregation.weights import check_weights
 from ..methods.noise.addition import numeric_block
 from ..methods.suppression._args import _ranks
 from ..methods.suppression.local import LocalSuppression
@@ -120,7 +121,7 @@ def _put_back(part: pd.DataFrame, res: pd.DataFrame | None, start: int,
 
 def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
               out_columns: Sequence[str], fn: Callable[[pd.DataFrame], pd.DataFrame], what: str,
-              *, progress: bool | None = None) -> Any:
+              *, progress: bool | None = None, checked: bool = False) -> Any:
     """The ``out_columns`` of ``fn(stratum)`` for every stratum of ``ddf`` (each one task),
     returned to the records' partitions and persisted (a Dask frame with ``ddf``'s partitions).
 
@@ -135,7 +136,8 @@ def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
     from ._base import partition_lengths
 
     strata, columns, out_columns = list(strata), list(columns), list(out_columns)
-    check_strata_fit(ddf, strata, columns, what, progress=progress)
+    if not checked:  # (``checked``: the caller ran `check_strata_fit`)
+        check_strata_fit(ddf, strata, columns, what, progress=progress)
     lengths = partition_lengths(ddf, progress=progress)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64).tolist()
     src = ddf[columns]
@@ -207,15 +209,49 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
 
 
 # ---------------------------------------------------------------------- microaggregation
-def _ma_fn(t: Microaggregation, roles: Roles) -> Callable[[pd.DataFrame], pd.DataFrame]:
+def _ma_fn(t: Microaggregation, mean: np.ndarray, sd: np.ndarray,
+           ) -> Callable[[pd.DataFrame], pd.DataFrame]:
     def fn(group: pd.DataFrame) -> pd.DataFrame:
-        if len(group) < t.k:
-            return group  # a stratum smaller than k cannot be aggregated: left as it is
-        inner = Microaggregation(t.columns, k=t.k, method=t.method, strata=(),
-                                 aggregate=t.aggregate, sort_by=t.sort_by)
-        return inner.apply(group, roles, np.random.default_rng(0)).data
+        out, _ = microaggregation(group, t.columns, k=t.k, method=t.method, strata=(),
+                                  aggregate=t.aggregate, sort_by=t.sort_by, weights=t.weights,
+                                  progress=False, standardise=(mean, sd))
+        return out
 
     return fn
+
+
+def _sums(part: pd.DataFrame, columns: tuple, mean: np.ndarray | None) -> list[Any]:
+    from ..risk.exact_sum import partial_sum
+
+    out = []
+    for j, c in enumerate(columns):
+        v = part[c].to_numpy(dtype=np.float64, na_value=np.nan)
+        v = v[~np.isnan(v)]
+        out.append((len(v), partial_sum(v if mean is None else (v - mean[j]) ** 2)))
+    return out
+
+
+def file_standardisation(ddf: Any, columns: Sequence[str], *, progress: bool | None = None,
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """`sdcsession.methods.microaggregation.treatment.standardisation` of ``columns`` over the
+    whole Dask frame: exact per-partition sums combined, so the same doubles as in memory."""
+    import dask
+
+    from ..risk.exact_sum import combine, to_float
+
+    cols = tuple(columns)
+    parts = ddf[list(cols)].to_delayed()
+    mean, sd = np.full(len(cols), np.nan), np.full(len(cols), np.nan)
+    first = compute(*[dask.delayed(_sums)(p, cols, None) for p in parts], progress=progress)
+    n = [sum(r[j][0] for r in first) for j in range(len(cols))]
+    for j in range(len(cols)):
+        if n[j]:
+            mean[j] = to_float(combine(r[j][1] for r in first), n[j])
+    second = compute(*[dask.delayed(_sums)(p, cols, mean) for p in parts], progress=progress)
+    for j in range(len(cols)):
+        if n[j] > 1:
+            sd[j] = np.sqrt(to_float(combine(r[j][1] for r in second), n[j] - 1))
+    return mean, sd
 
 
 def _changed(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
@@ -235,11 +271,22 @@ def _microaggregation(t: Microaggregation, ddf: Any, roles: Roles, seed: int, pr
         raise not_distributable(t, "whole-file MDAV needs the distances between all records; "
                                    "pass strata=[...] (e.g. strata=['region']) so each stratum "
                                    "is one task")
-    require_columns(ddf._meta, list(t.columns) + strata, "microaggregation")
+    require_columns(ddf._meta, list(t.columns) + strata + ([t.weights] if t.weights else []),
+                    "microaggregation")
     numeric_block(ddf._meta_nonempty, t.columns, "microaggregation", min_sd=False)
-    columns = list(dict.fromkeys(list(t.columns) + strata))
-    new = by_strata(ddf, strata, columns, list(t.columns), _ma_fn(t, roles), "microaggregation",
-                    progress=progress)
+    if t.weights is not None:
+        check_weights(ddf._meta_nonempty, t.weights, "microaggregation")
+    columns = list(dict.fromkeys(list(t.columns) + strata + ([t.weights] if t.weights else [])))
+    sizes = check_strata_fit(ddf, strata, columns, "microaggregation", progress=progress)
+    small = sizes[sizes < t.k]
+    if len(small):  # as in memory: a stratum smaller than k cannot be aggregated
+        labels = [" / ".join(map(str, i if isinstance(i, tuple) else (i,))) for i in small.index]
+        raise TreatmentError(
+            f"microaggregation: k={t.k} is larger than stratum/strata {labels[:10]} "
+            f"(sizes {small.to_numpy()[:10].tolist()}); lower k or merge strata")
+    mean, sd = file_standardisation(ddf, t.columns, progress=progress)
+    new = by_strata(ddf, strata, columns, list(t.columns), _ma_fn(t, mean, sd),
+                    "microaggregation", progress=progress, checked=True)
     st = partition_stats(_changed, ddf[list(t.columns)], new, progress=progress)
     notes = {"method": t.method, "k": int(t.k), "strata": strata,
              "changed": {c: int(st["changed"].get(c, 0)) for c in t.columns}}
