@@ -294,3 +294,11 @@ def test_recipe_of_a_parquet_session_replays_in_a_fresh_process(tmp_path):
             exp = pd.util.hash_pandas_object(ref.data.reset_index(drop=True), index=False)
             assert got.tolist() == exp.tolist()
             np.testing.assert_allclose(ref.data["inc"], s.data.compute()["inc"], rtol=1e-12)
+
+
+def test_old_module_path_of_the_dask_session():
+    import importlib
+
+    pkg = importlib.import_module("sdcsession.session.distributed")
+    steps = importlib.import_module("sdcsession.session.distributed.steps")
+    assert pkg.run_step is steps.run_step and pkg.validate_roles is steps.validate_roles
