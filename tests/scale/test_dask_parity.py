@@ -56,7 +56,8 @@ def _data(n: int = N) -> pd.DataFrame:
 def _layout(kind: int, seed: int, tmp) -> tuple[str, dict]:
     """A Parquet dataset of the data and how to read it: several pandas files cut at random
     (1 to 8 of them, uneven, some of one record), Dask's own writer with and without the index,
-    or one file of row groups of 2 records read one row group per partition."""
+    one file of row groups of 2 records read one row group per partition, or files of which one
+    is empty."""
     df = _data()
     rng = np.random.default_rng(seed)
     path = str(tmp / f"d{kind}_{seed}")
@@ -73,6 +74,11 @@ def _layout(kind: int, seed: int, tmp) -> tuple[str, dict]:
     if kind == 2:
         dd.from_pandas(df, npartitions=int(rng.integers(1, 7))).to_parquet(path,
                                                                           write_index=False)
+        return path, {}
+    if kind == 4:  # an empty file among others
+        os.makedirs(path)
+        for i, (a, b) in enumerate([(0, 10), (10, 10), (10, N)]):
+            df.iloc[a:b].to_parquet(f"{path}/part{i:02d}.parquet")
         return path, {}
     path += ".parquet"
     pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path, row_group_size=2)
@@ -137,7 +143,7 @@ def _risk(s) -> dict:
     return out
 
 
-CASES = [(kind, seed) for kind in range(4) for seed in range(3 if kind == 0 else 1)]
+CASES = [(kind, seed) for kind in range(5) for seed in range(2 if kind == 0 else 1)]
 
 
 @pytest.mark.parametrize("kind,seed", CASES)
