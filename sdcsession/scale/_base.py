@@ -126,6 +126,8 @@ def fixed_partitions(ddf: Any) -> Any:
     partitions (one per file or row group, as read). Frames without a Parquet reader (e.g.
     ``dd.from_pandas``) are returned unchanged.
 
+    Missing values: not applicable (the data are not changed).
+
     >>> import pandas as pd, dask.dataframe as dd
     >>> ddf = dd.from_pandas(pd.DataFrame({"a": [1, 2, 3]}), npartitions=2)
     >>> fixed_partitions(ddf).npartitions
@@ -256,6 +258,8 @@ def record_stream(seed: int, skip: int) -> np.random.Generator:
     in-memory stream where the in-memory path reaches that record, so a draw of one uniform per
     record (``Generator.random``) gives every record the same number on both paths, whatever
     the partitioning.
+
+    Missing values: not applicable (a record with a missing value still takes its draw).
 
     >>> a = np.random.default_rng(3).random(5)
     >>> bool((record_stream(3, 2).random(3) == a[2:]).all())

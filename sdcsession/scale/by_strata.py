@@ -129,6 +129,16 @@ def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
     row in the partition); a stratum's task sees its records in file order, and the results go
     back to the partition whose range of positions holds them. Nothing depends on the frame's
     index (it may be unknown, repeated or unsorted) or on how the records are partitioned.
+    ``checked=True`` skips `check_strata_fit` (the caller ran it).
+
+    Missing values: a missing stratum value is a stratum of its own (``dropna=False``).
+
+    >>> import dask.dataframe as dd
+    >>> df = pd.DataFrame({"r": ["n", "s", "n", "s"], "x": [1.0, 2.0, 3.0, 4.0]})
+    >>> def total(g): return g.assign(x=g["x"].sum())
+    >>> by_strata(dd.from_pandas(df, npartitions=3), ["r"], ["r", "x"], ["x"], total, "sum",
+    ...           progress=False).compute()["x"].tolist()
+    [4.0, 6.0, 4.0, 6.0]
     """
     import dask
     import dask.dataframe as dd
@@ -234,7 +244,18 @@ def _sums(part: pd.DataFrame, columns: tuple, mean: np.ndarray | None) -> list[A
 def file_standardisation(ddf: Any, columns: Sequence[str], *, progress: bool | None = None,
                          ) -> tuple[np.ndarray, np.ndarray]:
     """`sdcsession.methods.microaggregation.treatment.standardisation` of ``columns`` over the
-    whole Dask frame: exact per-partition sums combined, so the same doubles as in memory."""
+    whole Dask frame: exact per-partition sums combined (`sdcsession.risk.exact_sum`), so the
+    same doubles as in memory for any partitioning. Two passes: the means, then the sums of
+    squared deviations from them.
+
+    Missing values: ignored per column (the standard deviation is NaN with fewer than 2 values).
+
+    >>> import dask.dataframe as dd
+    >>> m, s = file_standardisation(dd.from_pandas(pd.DataFrame({"x": [1.0, 2.0, 3.0]}),
+    ...                                            npartitions=2), ["x"], progress=False)
+    >>> m.tolist(), s.tolist()
+    ([2.0], [1.0])
+    """
     import dask
 
     from ..risk.exact_sum import combine, to_float
