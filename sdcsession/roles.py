@@ -26,7 +26,7 @@ import pandas as pd
 
 from .errors import RoleError, SdcWarning
 
-__all__ = ["Roles", "as_names"]
+__all__ = ["Roles", "as_names", "value_counts", "value_problems"]
 
 #: the most column names one role or parameter may list (a guard against endless iterators)
 MAX_NAMES = 100_000
@@ -110,6 +110,54 @@ def _unhashable_cells(df: pd.DataFrame, roles: Roles, missing: set[str]) -> list
                 f"column {c!r} ({', '.join(roles.role_of(c))}) holds {len(bad)} value(s) that "
                 f"cannot be categories ({type(bad.iloc[0]).__name__} {bad.iloc[0]!r:.40} in "
                 f"record {bad.index[0]!r}); every value must be text, a number or missing")
+    return out
+
+
+def value_counts(df: pd.DataFrame, roles: Roles) -> dict[str, int]:
+    """Counts of the values the roles refuse in ``df`` (a whole frame or one partition; counts
+    of partitions add up): missing, zero or negative and infinite weights, missing household
+    ids. A weight column that is absent or not numeric is skipped (its dtype is reported by
+    `Roles.validate`).
+
+    Missing values: counted (they are what is checked).
+
+    >>> value_counts(pd.DataFrame({"w": [1.0, -2.0, None], "h": [1, None, 2]}),
+    ...              Roles(keys=(), weight="w", household="h"))
+    {'weight_missing': 1, 'weight_nonpositive': 1, 'weight_infinite': 0, 'household_missing': 1}
+    """
+    out: dict[str, int] = {}
+    w = roles.weight
+    if w is not None and w in df.columns and isinstance(df[w], pd.Series) and \
+            pd.api.types.is_numeric_dtype(df[w]) and not pd.api.types.is_bool_dtype(df[w]):
+        wv = df[w].to_numpy(dtype="float64", na_value=np.nan)
+        nan = np.isnan(wv)
+        out["weight_missing"] = int(nan.sum())
+        out["weight_nonpositive"] = int((wv[~nan] <= 0).sum())
+        out["weight_infinite"] = int(np.isinf(wv).sum())
+    h = roles.household
+    if h is not None and h in df.columns and isinstance(df[h], pd.Series):
+        out["household_missing"] = int(df[h].isna().sum())
+    return out
+
+
+def value_problems(roles: Roles, counts: dict[str, int]) -> list[str]:
+    """The problems (messages of a `RoleError`) of the counts of `value_counts`.
+
+    >>> value_problems(Roles(keys=(), household="h"), {"household_missing": 2})
+    ["household: column 'h' has 2 missing value(s); every record needs its household id"]
+    """
+    out = []
+    if counts.get("weight_missing"):
+        out.append(f"weight: column {roles.weight!r} has {counts['weight_missing']} missing "
+                   "value(s)")
+    if counts.get("weight_nonpositive"):
+        out.append(f"weight: column {roles.weight!r} has {counts['weight_nonpositive']} zero or "
+                   "negative value(s); sampling weights must be > 0")
+    if counts.get("weight_infinite"):
+        out.append(f"weight: column {roles.weight!r} has infinite values")
+    if counts.get("household_missing"):
+        out.append(f"household: column {roles.household!r} has {counts['household_missing']} "
+                   "missing value(s); every record needs its household id")
     return out
 
 
@@ -223,14 +271,16 @@ class Roles:
         return cls(**d)
 
     # --------------------------------------------------------------- validation
-    def validate(self, df: Any, *, require_keys: bool = True) -> Roles:
+    def validate(self, df: Any, *, require_keys: bool = True, values: bool = True) -> Roles:
         """Check these roles against ``df``; return ``self`` or raise one `RoleError`.
 
         Checks: ``df`` is a non-empty DataFrame with unique column names; every named column exists
         (close matches suggested); no column has two conflicting roles (key and numeric, weight and
         anything, household and key...); at least one key variable (unless ``require_keys=False``);
-        the weight is numeric, finite and strictly positive with no missing values; numeric roles
-        have a numeric dtype. Warns (`SdcWarning`) about key variables with very many
+        the weight is numeric, finite and strictly positive with no missing values; the household
+        id has no missing values; numeric roles have a numeric dtype. ``values=False`` checks
+        the dtypes only, not the values of the weight and household id (a Dask frame's values
+        are checked partition by partition with `value_counts` and `value_problems`). Warns (`SdcWarning`) about key variables with very many
         categories (probably a continuous variable declared as a key).
         """
         if not isinstance(df, pd.DataFrame):
@@ -297,18 +347,8 @@ class Roles:
             w = df[self.weight]
             if not pd.api.types.is_numeric_dtype(w) or pd.api.types.is_bool_dtype(w):
                 problems.append(f"weight: column {self.weight!r} must be numeric, has dtype {w.dtype}")
-            else:
-                wv = w.to_numpy(dtype="float64", na_value=np.nan)
-                nna = int(np.isnan(wv).sum())
-                if nna:
-                    problems.append(f"weight: column {self.weight!r} has {nna} missing value(s)")
-                bad = int((wv[~np.isnan(wv)] <= 0).sum())
-                if bad:
-                    problems.append(
-                        f"weight: column {self.weight!r} has {bad} zero or negative value(s); "
-                        "sampling weights must be > 0")
-                if np.isinf(wv).any():
-                    problems.append(f"weight: column {self.weight!r} has infinite values")
+        if values and not dup:
+            problems.extend(value_problems(self, value_counts(df, self)))
         if not dup:
             for c in self.numeric:
                 if c in df.columns and c not in missing:

@@ -2,8 +2,9 @@
 
 The same definitions as the in-memory kernels (`sdcsession.risk`, `sdcsession.methods`,
 `sdcsession.utility`), computed partition by partition with `dask.dataframe` (and a
-`distributed` cluster when a client is active). Deterministic results equal the in-memory ones
-bit for bit; random treatments are reproducible for a given seed and partitioning. A session over
+`distributed` cluster when a client is active), for any partitioning. Deterministic results equal
+the in-memory ones bit for bit; PRAM draws the in-memory stream record by record (bit for bit);
+noise draws the same normal numbers per record (equal up to the rounding of its moments). A session over
 a Dask frame (``SdcSession(ddf, ...)`` or ``SdcSession.from_parquet(path, ...)``) uses these.
 
 The names below are imported lazily (on first use), so ``import sdcsession`` never imports dask;

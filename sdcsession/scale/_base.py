@@ -24,7 +24,7 @@ from ..errors import MeasureError, RoleError
 from ..progress import progress_enabled
 
 __all__ = ["is_dask_frame", "compute", "active_client", "worker_memory_limit", "check_known_categories",
-           "partition_lengths", "delayed_partitions", "MAX_CODE"]
+           "partition_lengths", "delayed_partitions", "fixed_partitions", "MAX_CODE"]
 
 #: the largest mixed-radix code of a key combination (products of cardinalities above are refused)
 MAX_CODE = 2**62
@@ -99,6 +99,43 @@ def compute(*objs: Any, progress: bool | None = None, desc: str = "dask") -> tup
 
     with ProgressBar(minimum=1.0):
         return tuple(dask.compute(*objs))
+
+
+def _same(part: pd.DataFrame) -> pd.DataFrame:
+    return part
+
+
+def _fusable_io(ddf: Any) -> bool:
+    expr = getattr(ddf, "expr", None)
+    if expr is None or not hasattr(expr, "walk"):  # pragma: no cover - legacy dask
+        return False
+    return any(type(e).__name__.startswith(("ReadParquet", "FusedParquetIO", "FusedIO"))
+               for e in expr.walk())
+
+
+def fixed_partitions(ddf: Any) -> Any:
+    """``ddf`` with a partitioning that no later selection of columns can change.
+
+    Dask's query optimiser reads a Parquet dataset into fewer, larger partitions when only some
+    of its columns are needed (``FusedParquetIO``), so ``ddf[["a"]]`` may have other partitions
+    than ``ddf``, and its partition count is only known after optimisation. Every Dask step of a
+    session computes new columns from a selection of the frame's columns and puts them back
+    into the frame partition by partition: that needs both to have the same partitions. An
+    identity `map_partitions` over the whole frame stops the optimiser from pushing a column
+    selection into the reader, so every selection of the returned frame has exactly its
+    partitions (one per file or row group, as read). Frames without a Parquet reader (e.g.
+    ``dd.from_pandas``) are returned unchanged.
+
+    Missing values: not applicable (the data are not changed).
+
+    >>> import pandas as pd, dask.dataframe as dd
+    >>> ddf = dd.from_pandas(pd.DataFrame({"a": [1, 2, 3]}), npartitions=2)
+    >>> fixed_partitions(ddf).npartitions
+    2
+    """
+    if not _fusable_io(ddf):
+        return ddf
+    return ddf.map_partitions(_same, meta=ddf._meta, align_dataframes=False)
 
 
 def delayed_partitions(ddf: Any, columns: Sequence[str] | None = None) -> list[Any]:
@@ -213,6 +250,25 @@ def partition_rng(seed: int, index: int) -> np.random.Generator:
     True
     """
     return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(int(index),)))
+
+
+def record_stream(seed: int, skip: int) -> np.random.Generator:
+    """The generator ``numpy.random.default_rng(seed)`` after ``skip`` 64-bit draws (PCG64's
+    ``advance``): a partition whose first record is record ``o`` of the file continues the
+    in-memory stream where the in-memory path reaches that record, so a draw of one uniform per
+    record (``Generator.random``) gives every record the same number on both paths, whatever
+    the partitioning.
+
+    Missing values: not applicable (a record with a missing value still takes its draw).
+
+    >>> a = np.random.default_rng(3).random(5)
+    >>> bool((record_stream(3, 2).random(3) == a[2:]).all())
+    True
+    """
+    bg = np.random.PCG64(int(seed))
+    if skip:
+        bg.advance(int(skip))
+    return np.random.Generator(bg)
 
 
 def add_counts(items: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -7,12 +7,15 @@ its own, and the changed columns are shuffled back to the records by index. The 
 applying the in-memory treatment to each stratum separately (for microaggregation this includes
 standardising within the stratum).
 
-Requirements, checked before anything runs (`TreatmentError`, session unchanged):
+Every record carries its position in the file (records of the partitions before it plus its row
+in its partition); a stratum's task sees its records in file order, and its results return to the
+partition whose positions hold them. Nothing depends on the frame's index (it may be unknown,
+repeated or unsorted) or on its partitioning (one partition, many tiny ones, a household split
+over two).
+
+Checked before anything runs (`TreatmentError`, session unchanged):
 
 * ``strata`` given (or the strata role): else the treatment cannot be distributed;
-* known divisions and a unique index (results return to their records by index): a frame read
-  without an index has unknown divisions — give it one (``ddf.set_index("id")`` or
-  ``SdcSession.from_parquet(path, index="id")``);
 * with an active `distributed` client, the largest stratum (records × bytes per record × a
   working factor of `STRATUM_MEMORY_FACTOR`) must fit in a worker's ``memory_limit``.
 
@@ -39,7 +42,8 @@ import pandas as pd
 
 from ..errors import TreatmentError
 from ..methods.base import require_columns
-from ..methods.microaggregation.treatment import Microaggregation
+from ..methods.microaggregation.treatment import Microaggregation, microaggregation
+from ..methods.microaggregation.weights import check_weights
 from ..methods.noise.addition import numeric_block
 from ..methods.suppression._args import _ranks
 from ..methods.suppression.local import LocalSuppression
@@ -59,18 +63,13 @@ __all__ = ["apply_distributed", "STRATUM_MEMORY_FACTOR", "check_strata_fit"]
 #: working memory of a stratum's task as a multiple of the stratum's records (copies, encodings)
 STRATUM_MEMORY_FACTOR = 6.0
 _ROW = "__sdc_row__"
+_GROUP = "__sdc_stratum__"
 
 
 def check_strata_fit(ddf: Any, strata: Sequence[str], columns: Sequence[str], what: str, *,
                      progress: bool | None = None) -> pd.Series:
-    """Records per stratum; `TreatmentError` when the frame's divisions are unknown or the
-    largest stratum would not fit in a worker's memory (see the module docstring)."""
-    if not ddf.known_divisions:
-        raise TreatmentError(
-            f"{what}: by strata, each stratum's results return to their records by index, and "
-            "this Dask frame has unknown divisions (e.g. read without an index); give it a sorted "
-            "unique index first: ddf = ddf.set_index('id') (or SdcSession.from_parquet(path, "
-            "index='id')); the session is unchanged")
+    """Records per stratum; `TreatmentError` when the largest stratum would not fit in a
+    worker's memory (see the module docstring)."""
     (sizes,) = compute(ddf[list(strata)].groupby(list(strata), dropna=False).size(),
                        progress=progress)
     limit = worker_memory_limit()
@@ -88,41 +87,88 @@ def check_strata_fit(ddf: Any, strata: Sequence[str], columns: Sequence[str], wh
     return sizes
 
 
-def _unique_index(part: pd.DataFrame) -> dict[str, int]:
-    return {"duplicated": int(part.index.duplicated().sum())}
+def _with_position(part: pd.DataFrame, offsets: list[int], strata: list[str],
+                   partition_info: dict | None = None) -> pd.DataFrame:
+    start = offsets[(partition_info or {}).get("number", 0)]
+    out = part.reset_index(drop=True)
+    out[_ROW] = np.arange(start, start + len(part), dtype=np.int64)
+    for j, c in enumerate(strata):  # grouped on copies: the task sees the strata columns too
+        out[f"{_GROUP}{j}"] = out[c]
+    return out
 
 
 def _stratum_task(group: pd.DataFrame, fn: Callable[[pd.DataFrame], pd.DataFrame],
                   out_columns: list[str]) -> pd.DataFrame:
-    out = fn(group.sort_index(kind="stable"))[out_columns]  # the file's order of records
+    group = group.sort_values(_ROW, kind="stable").set_index(_ROW)  # the file's order
+    group = group.drop(columns=[c for c in group.columns if str(c).startswith(_GROUP)])
+    out = fn(group)[out_columns]
     out.insert(0, _ROW, out.index.to_numpy())
     return out.reset_index(drop=True)
 
 
-def _put_back(part: pd.DataFrame, res: pd.DataFrame, out_columns: list[str]) -> pd.DataFrame:
-    got = res.reindex(part.index)
-    return got[out_columns]
+def _put_back(part: pd.DataFrame, res: pd.DataFrame | None, start: int,
+              out_columns: list[str]) -> pd.DataFrame:
+    if res is None:
+        res = pd.DataFrame({c: part[c].iloc[:0] for c in out_columns})
+    res = res.sort_index()
+    if len(res) != len(part) or (len(res) and (res.index[0] != start
+                                               or res.index[-1] != start + len(part) - 1)):
+        raise TreatmentError("internal: the strata results do not cover the partition's records; "
+                             "the session is unchanged")
+    return pd.DataFrame({c: pd.Series(res[c].array, index=part.index, name=c)
+                         for c in out_columns}, index=part.index)
 
 
 def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
               out_columns: Sequence[str], fn: Callable[[pd.DataFrame], pd.DataFrame], what: str,
-              *, progress: bool | None = None) -> Any:
+              *, progress: bool | None = None, checked: bool = False) -> Any:
     """The ``out_columns`` of ``fn(stratum)`` for every stratum of ``ddf`` (each one task),
-    returned to the records' partitions by index and persisted (a Dask frame with ``ddf``'s
-    partitions)."""
+    returned to the records' partitions and persisted (a Dask frame with ``ddf``'s partitions).
+
+    Every record carries its position in the file (the records before its partition plus its
+    row in the partition); a stratum's task sees its records in file order, and the results go
+    back to the partition whose range of positions holds them. Nothing depends on the frame's
+    index (it may be unknown, repeated or unsorted) or on how the records are partitioned.
+    ``checked=True`` skips `check_strata_fit` (the caller ran it).
+
+    Missing values: a missing stratum value is a stratum of its own (``dropna=False``).
+
+    >>> import dask.dataframe as dd
+    >>> df = pd.DataFrame({"r": ["n", "s", "n", "s"], "x": [1.0, 2.0, 3.0, 4.0]})
+    >>> def total(g): return g.assign(x=g["x"].sum())
+    >>> by_strata(dd.from_pandas(df, npartitions=3), ["r"], ["r", "x"], ["x"], total, "sum",
+    ...           progress=False).compute()["x"].tolist()
+    [4.0, 6.0, 4.0, 6.0]
+    """
+    import dask
+    import dask.dataframe as dd
+
+    from ._base import partition_lengths
+
     strata, columns, out_columns = list(strata), list(columns), list(out_columns)
-    check_strata_fit(ddf, strata, columns, what, progress=progress)
-    dup = partition_stats(_unique_index, ddf[strata], progress=progress)
-    if dup.get("duplicated"):
-        raise TreatmentError(f"{what}: the index of the Dask frame has duplicated labels; give "
-                             "it a unique index first (e.g. ddf = ddf.set_index('id'))")
+    if not checked:  # (``checked``: the caller ran `check_strata_fit`)
+        check_strata_fit(ddf, strata, columns, what, progress=progress)
+    lengths = partition_lengths(ddf, progress=progress)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64).tolist()
+    src = ddf[columns]
+    posm = _with_position(src._meta, [0], strata)
+    pos = src.map_partitions(_with_position, offsets, strata, meta=posm, align_dataframes=False)
     meta = ddf._meta[out_columns].reset_index(drop=True)
-    meta.insert(0, _ROW, ddf._meta.index.to_numpy())
-    res = ddf[columns].groupby(strata, dropna=False, group_keys=False).apply(
+    meta.insert(0, _ROW, np.zeros(0, dtype=np.int64))
+    groups = [f"{_GROUP}{j}" for j in range(len(strata))]
+    res = pos.groupby(groups, dropna=False, group_keys=False).apply(
         _stratum_task, fn, out_columns, meta=meta)
-    back = res.set_index(_ROW, divisions=ddf.divisions)
-    new = ddf[columns].map_partitions(_put_back, back, out_columns, meta=ddf._meta[out_columns],
-                                      align_dataframes=False)
+    full = [i for i, n in enumerate(lengths) if n]
+    parts = src.to_delayed()
+    outm = ddf._meta[out_columns]
+    if not full:
+        return ddf[out_columns]
+    divisions = [offsets[i] for i in full] + [offsets[full[-1] + 1] - 1]
+    back = res.set_index(_ROW, divisions=divisions).to_delayed()
+    which = dict(zip(full, back))
+    pieces = [dask.delayed(_put_back)(p, which.get(i), offsets[i], out_columns)
+              for i, p in enumerate(parts)]
+    new = dd.from_delayed(pieces, meta=outm, divisions=ddf.divisions, verify_meta=False)
     return persist(new, progress=progress)
 
 
@@ -173,15 +219,60 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
 
 
 # ---------------------------------------------------------------------- microaggregation
-def _ma_fn(t: Microaggregation, roles: Roles) -> Callable[[pd.DataFrame], pd.DataFrame]:
+def _ma_fn(t: Microaggregation, mean: np.ndarray, sd: np.ndarray,
+           ) -> Callable[[pd.DataFrame], pd.DataFrame]:
     def fn(group: pd.DataFrame) -> pd.DataFrame:
-        if len(group) < t.k:
-            return group  # a stratum smaller than k cannot be aggregated: left as it is
-        inner = Microaggregation(t.columns, k=t.k, method=t.method, strata=(),
-                                 aggregate=t.aggregate, sort_by=t.sort_by)
-        return inner.apply(group, roles, np.random.default_rng(0)).data
+        out, _ = microaggregation(group, t.columns, k=t.k, method=t.method, strata=(),
+                                  aggregate=t.aggregate, sort_by=t.sort_by, weights=t.weights,
+                                  progress=False, standardise=(mean, sd))
+        return out
 
     return fn
+
+
+def _sums(part: pd.DataFrame, columns: tuple, mean: np.ndarray | None) -> list[Any]:
+    from ..risk.exact_sum import partial_sum
+
+    out = []
+    for j, c in enumerate(columns):
+        v = part[c].to_numpy(dtype=np.float64, na_value=np.nan)
+        v = v[~np.isnan(v)]
+        out.append((len(v), partial_sum(v if mean is None else (v - mean[j]) ** 2)))
+    return out
+
+
+def file_standardisation(ddf: Any, columns: Sequence[str], *, progress: bool | None = None,
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """`sdcsession.methods.microaggregation.treatment.standardisation` of ``columns`` over the
+    whole Dask frame: exact per-partition sums combined (`sdcsession.risk.exact_sum`), so the
+    same doubles as in memory for any partitioning. Two passes: the means, then the sums of
+    squared deviations from them.
+
+    Missing values: ignored per column (the standard deviation is NaN with fewer than 2 values).
+
+    >>> import dask.dataframe as dd
+    >>> m, s = file_standardisation(dd.from_pandas(pd.DataFrame({"x": [1.0, 2.0, 3.0]}),
+    ...                                            npartitions=2), ["x"], progress=False)
+    >>> m.tolist(), s.tolist()
+    ([2.0], [1.0])
+    """
+    import dask
+
+    from ..risk.exact_sum import combine, to_float
+
+    cols = tuple(columns)
+    parts = ddf[list(cols)].to_delayed()
+    mean, sd = np.full(len(cols), np.nan), np.full(len(cols), np.nan)
+    first = compute(*[dask.delayed(_sums)(p, cols, None) for p in parts], progress=progress)
+    n = [sum(r[j][0] for r in first) for j in range(len(cols))]
+    for j in range(len(cols)):
+        if n[j]:
+            mean[j] = to_float(combine(r[j][1] for r in first), n[j])
+    second = compute(*[dask.delayed(_sums)(p, cols, mean) for p in parts], progress=progress)
+    for j in range(len(cols)):
+        if n[j] > 1:
+            sd[j] = np.sqrt(to_float(combine(r[j][1] for r in second), n[j] - 1))
+    return mean, sd
 
 
 def _changed(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
@@ -201,11 +292,22 @@ def _microaggregation(t: Microaggregation, ddf: Any, roles: Roles, seed: int, pr
         raise not_distributable(t, "whole-file MDAV needs the distances between all records; "
                                    "pass strata=[...] (e.g. strata=['region']) so each stratum "
                                    "is one task")
-    require_columns(ddf._meta, list(t.columns) + strata, "microaggregation")
+    require_columns(ddf._meta, list(t.columns) + strata + ([t.weights] if t.weights else []),
+                    "microaggregation")
     numeric_block(ddf._meta_nonempty, t.columns, "microaggregation", min_sd=False)
-    columns = list(dict.fromkeys(list(t.columns) + strata))
-    new = by_strata(ddf, strata, columns, list(t.columns), _ma_fn(t, roles), "microaggregation",
-                    progress=progress)
+    if t.weights is not None:
+        check_weights(ddf._meta_nonempty, t.weights, "microaggregation")
+    columns = list(dict.fromkeys(list(t.columns) + strata + ([t.weights] if t.weights else [])))
+    sizes = check_strata_fit(ddf, strata, columns, "microaggregation", progress=progress)
+    small = sizes[sizes < t.k]
+    if len(small):  # as in memory: a stratum smaller than k cannot be aggregated
+        labels = [" / ".join(map(str, i if isinstance(i, tuple) else (i,))) for i in small.index]
+        raise TreatmentError(
+            f"microaggregation: k={t.k} is larger than stratum/strata {labels[:10]} "
+            f"(sizes {small.to_numpy()[:10].tolist()}); lower k or merge strata")
+    mean, sd = file_standardisation(ddf, t.columns, progress=progress)
+    new = by_strata(ddf, strata, columns, list(t.columns), _ma_fn(t, mean, sd),
+                    "microaggregation", progress=progress, checked=True)
     st = partition_stats(_changed, ddf[list(t.columns)], new, progress=progress)
     notes = {"method": t.method, "k": int(t.k), "strata": strata,
              "changed": {c: int(st["changed"].get(c, 0)) for c in t.columns}}

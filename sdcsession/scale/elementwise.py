@@ -102,8 +102,9 @@ def apply_distributed(treatment: Treatment, ddf: Any, roles: Roles, *, seed: int
 
 # ------------------------------------------------------------------------------ plumbing
 def _put(part: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
-    if len(part) != len(new):
-        raise TreatmentError("internal: a treated partition changed its number of records")
+    if len(part) != len(new) or not part.index.equals(new.index):
+        raise TreatmentError("internal: a treated partition does not hold the records of the "
+                             "frame's partition (partitions out of step); the session is unchanged")
     return part.assign(**{c: pd.Series(new[c].array, index=part.index, name=c)
                           for c in new.columns})
 
@@ -145,6 +146,9 @@ def partition_stats(fn: Callable[..., dict[str, Any]], *frames: Any,
     import dask
 
     parts = [f.to_delayed() for f in frames]
+    if len({len(p) for p in parts}) > 1:
+        raise TreatmentError("internal: the frames have different partitions "
+                             f"({[len(p) for p in parts]}); the session is unchanged")
     out = compute(*[dask.delayed(fn)(*ps) for ps in zip(*parts)], progress=progress)
     return add_counts(list(out))
 

@@ -50,12 +50,27 @@ def read_parquet(path: Any, *, columns: list[str] | None = None, index: str | No
         raise ParameterError(f"path: expected a Parquet file or directory, got {path!r:.60}")
     if not Path(path).exists():
         raise DataFileError(f"path: no Parquet dataset at {str(path)!r}")
+    if columns is not None:
+        if isinstance(columns, (str, bytes)) or not all(isinstance(c, str) for c in columns) \
+                or not len(columns):
+            raise ParameterError(f"columns: expected a non-empty list of column names, got "
+                                 f"{columns!r:.80}")
+        columns = [c for c in dict.fromkeys(columns) if c != index]
+    if index is not None and not isinstance(index, str):
+        raise ParameterError(f"index: expected a column name, got {index!r:.60}")
     if index is not None:
         kw.setdefault("calculate_divisions", True)
     try:
-        return dd.read_parquet(str(path), columns=columns, index=index, **kw)
-    except (OSError, ValueError) as e:
+        ddf = dd.read_parquet(str(path), index=index, **kw)
+    except (OSError, ValueError, KeyError, TypeError) as e:
         raise DataFileError(f"path: cannot read {str(path)!r} as Parquet ({e})") from e
+    if columns is not None:
+        absent = [c for c in columns if c not in ddf.columns]
+        if absent:
+            raise DataFileError(f"columns: {absent} not in the Parquet dataset {str(path)!r} "
+                                f"(its columns: {[str(c) for c in ddf.columns][:30]})")
+        ddf = ddf[columns]
+    return ddf
 
 
 def write_parquet(ddf: Any, path: Any, *, overwrite: bool = False, protect: Any = None,

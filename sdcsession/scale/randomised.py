@@ -9,13 +9,16 @@ the whole frame in two passes (means, then centred sums), then each partition dr
 ``additive0``, ``bounds`` and the domain warnings follow the in-memory rules
 (`sdcsession.methods.noise.domain`) with the same parameters.
 
-What the seed guarantees: partition ``i`` draws from
-``numpy.random.default_rng(SeedSequence(step_seed, spawn_key=(i,)))``. For a given step seed AND
-the same partitioning (the same records in the same partitions, in the same order) the result
-is reproducible bit for bit — replaying a recipe on the same Parquet dataset gives the same data.
-A different partitioning (another ``npartitions``, another blocksize) gives different draws from
-the same distribution, and the draws differ from the in-memory path on the same data (which
-uses one generator for the whole file).
+What the seed guarantees: every record draws what it draws on the in-memory path, whatever the
+partitioning. PRAM draws one uniform per record and column from ``default_rng(step_seed)``
+(column after column, as in memory); a partition starting at record ``o`` of ``n`` continues that
+stream at word ``j*n + o`` (`record_stream`, PCG64's ``advance``), so PRAM equals the in-memory
+result bit for bit. Noise draws ``standard_normal((n, p))`` from the same stream; the generator's
+state at each partition's first record is found on the client (`stream_states`), so every record
+gets the same normal draws as in memory. The noise scale comes from moments summed over the
+partitions, which may differ from the in-memory moments in the last bits: the noisy values equal
+the in-memory ones to within that rounding (relative differences of order 1e-15), and bit for bit
+when the moments agree.
 
 Example
 -------
@@ -60,7 +63,7 @@ from ..methods.pram.invariant import (
     pram_matrix,
 )
 from ..roles import Roles
-from ._base import compute, mixed_radix, partition_rng, radix
+from ._base import compute, mixed_radix, radix, record_stream
 from ._encode import encode_part, scan
 from .elementwise import (
     DistributedResult,
@@ -103,16 +106,17 @@ def _pram_counts(part: pd.DataFrame, columns: tuple, cats: list, splan: Any) -> 
 
 
 def _pram_kernel(part: pd.DataFrame, columns: tuple, cats: list, splan: Any,
-                 strata_keys: np.ndarray, cums: list, seed: int,
+                 strata_keys: np.ndarray, cums: list, seed: int, offsets: list[int],
                  partition_info: dict | None = None) -> pd.DataFrame:
-    rng = partition_rng(seed, (partition_info or {}).get("number", 0))
+    start, n = offsets[(partition_info or {}).get("number", 0)], offsets[-1]
     st = _strata_code(part, splan)
     sidx = np.searchsorted(strata_keys, st)
     out = {}
-    for c, cat, cum in zip(columns, cats, cums):
+    for j, (c, cat, cum) in enumerate(zip(columns, cats, cums)):
         s = part[c]
         codes = _column_codes(s, cat)
-        u = rng.random(len(codes))
+        # the in-memory path draws one uniform per record, column after column, from one stream
+        u = record_stream(seed, j * n + start).random(len(codes))
         new = _draw(codes, sidx, cum, u) if len(codes) else codes
         out[c] = codes_to_column(new, codes >= 0, cat, s)
     return pd.DataFrame(out, index=part.index)
@@ -128,7 +132,7 @@ def _pram_stats(old: pd.DataFrame, new: pd.DataFrame, cats: list) -> dict[str, A
     return {"changed": changed, "after": after}
 
 
-def _pram_categories(t: Pram, ddf: Any, progress: Any) -> list[pd.Index]:
+def _pram_categories(t: Pram, ddf: Any, progress: Any) -> tuple[list[pd.Index], list[int]]:
     plan = scan(ddf, list(t.columns), what="pram", progress=progress)
     out = []
     for j, c in enumerate(t.columns):
@@ -146,7 +150,7 @@ def _pram_categories(t: Pram, ddf: Any, progress: Any) -> list[pd.Index]:
             raise TreatmentError(f"pram: column {c!r} has {len(cat)} categories (more than "
                                  f"{MAX_CATEGORIES}); recode it first")
         out.append(cat)
-    return out
+    return out, plan.lengths
 
 
 def _stratum_labels(keys: np.ndarray, splan: Any) -> list[str]:
@@ -168,7 +172,8 @@ def _pram(t: Pram, ddf: Any, roles: Roles, seed: int, progress: Any) -> Distribu
     import dask
 
     require_columns(ddf._meta, list(t.columns) + list(t.strata), "pram")
-    cats = _pram_categories(t, ddf, progress)
+    cats, lengths = _pram_categories(t, ddf, progress)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64).tolist()
     splan = scan(ddf, list(t.strata), what="strata", progress=progress) if t.strata else None
     if splan is not None:
         radix([c + 1 for c in splan.cards], "strata")
@@ -208,7 +213,7 @@ def _pram(t: Pram, ddf: Any, roles: Roles, seed: int, progress: Any) -> Distribu
                                 for st in range(len(skeys))}
         notes["frequencies_before"][c] = dict(zip(lab, freq.sum(axis=0).astype(np.int64).tolist()))
     new = map_columns(ddf[cols], list(cols), _pram_kernel, t.columns, cats, splan, skeys, cums,
-                      int(seed), progress=progress, partition_info=True)
+                      int(seed), offsets, progress=progress, partition_info=True)
     stats = partition_stats(lambda a, b: _pram_stats(a, b, cats), ddf[list(t.columns)], new,
                             progress=progress)
     for c, cat in zip(t.columns, cats):
@@ -220,14 +225,15 @@ def _pram(t: Pram, ddf: Any, roles: Roles, seed: int, progress: Any) -> Distribu
 
 
 # ---------------------------------------------------------------------------------- noise
-def _moments1(part: pd.DataFrame, columns: tuple) -> tuple[np.ndarray, DomainFacts]:
+def _moments1(part: pd.DataFrame, columns: tuple) -> tuple[np.ndarray, DomainFacts, int]:
     x = part[list(columns)].to_numpy(dtype=np.float64, na_value=np.nan)
     inf = np.isinf(x).any(axis=0)
     if inf.any():
         raise TreatmentError(f"add_noise: column(s) {[c for c, b in zip(columns, inf) if b]} "
                              "have infinite values")
     ok = ~np.isnan(x)
-    return np.vstack([ok.sum(axis=0), np.where(ok, x, 0.0).sum(axis=0)]), domain_facts(x)
+    return (np.vstack([ok.sum(axis=0), np.where(ok, x, 0.0).sum(axis=0)]), domain_facts(x),
+            len(x))
 
 
 def _moments2(part: pd.DataFrame, columns: tuple, mean: np.ndarray) -> np.ndarray:
@@ -254,10 +260,35 @@ def _covariance(m: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
 _REFLECTED = "__sdc_reflected__"
 
 
+def stream_states(seed: int, lengths: list[int], p: int) -> list[dict[str, Any]]:
+    """The state of ``numpy.random.default_rng(seed)`` at the first record of every partition
+    when the in-memory path draws ``standard_normal((n, p))`` (one row of ``p`` per record, in
+    record order): drawn once on the client, partition after partition (the normal draws use a
+    variable number of 64-bit words, so the states cannot be skipped to).
+
+    Missing values: not applicable (the draws depend on the numbers of records only; a missing
+    value gets its draw and stays missing, as in memory).
+
+    >>> st = stream_states(5, [2, 3], 1)
+    >>> g = np.random.Generator(np.random.PCG64()); g.bit_generator.state = st[1]
+    >>> bool((g.standard_normal((3, 1)) == np.random.default_rng(5).standard_normal((5, 1))[2:]).all())
+    True
+    """
+    rng = np.random.default_rng(int(seed))
+    out = []
+    for n in lengths:
+        out.append(rng.bit_generator.state)
+        for a in range(0, int(n), 1 << 20):  # in slices: bounded memory on the client
+            rng.standard_normal((min(1 << 20, int(n) - a), p))
+    return out
+
+
 def _noise_kernel(part: pd.DataFrame, columns: tuple, method: str, noise: float,
-                  sd: np.ndarray, cov: np.ndarray, mean: np.ndarray, seed: int,
+                  sd: np.ndarray, cov: np.ndarray, mean: np.ndarray, states: list,
                   bounds: Any = None, partition_info: dict | None = None) -> pd.DataFrame:
-    rng = partition_rng(seed, (partition_info or {}).get("number", 0))
+    bg = np.random.PCG64()
+    bg.state = states[(partition_info or {}).get("number", 0)]
+    rng = np.random.Generator(bg)
     x = part[list(columns)].to_numpy(dtype=np.float64, na_value=np.nan)
     n, p = x.shape
     if method in ("additive", "additive0"):
@@ -307,10 +338,11 @@ def _noise(t: AddNoise, ddf: Any, roles: Roles, seed: int, progress: Any) -> Dis
     numeric_block(ddf._meta_nonempty, cols, "add_noise", min_sd=False)
     parts = ddf[list(cols)].to_delayed()
     first = compute(*[dask.delayed(_moments1)(p, cols) for p in parts], progress=progress)
-    m1 = sum(m for m, _ in first)
+    m1 = sum(m for m, _, _ in first)
     facts = first[0][1]
-    for _, f in first[1:]:
+    for _, f, _ in first[1:]:
         facts = facts.merge(f)
+    lengths = [n for _, _, n in first]
     if (m1[0] == 0).any():
         empty = [c for c, k in zip(cols, m1[0]) if k == 0]
         raise TreatmentError(f"add_noise: column(s) {empty} have only missing values")
@@ -339,8 +371,8 @@ def _noise(t: AddNoise, ddf: Any, roles: Roles, seed: int, progress: Any) -> Dis
     if t.bounds is not None:
         meta.update({_REFLECTED + c: pd.Series(dtype="bool") for c in cols})
     new = map_columns(ddf, list(cols), _noise_kernel, cols, t.method, float(t.noise), sd, cov,
-                      mean, int(seed), t.bounds, progress=progress, partition_info=True,
-                      meta=pd.DataFrame(meta))
+                      mean, stream_states(int(seed), lengths, len(cols)), t.bounds,
+                      progress=progress, partition_info=True, meta=pd.DataFrame(meta))
     st = partition_stats(_noise_stats, ddf[list(cols)], new, progress=progress)
     notes["sd_spec"] = {c: float(sd_spec[j]) for j, c in enumerate(cols)}
     realised = {}

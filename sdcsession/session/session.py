@@ -389,8 +389,13 @@ class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin, ProjectMixin)
         """
         from ..scale.parquet import read_parquet
 
-        s = cls(read_parquet(path, columns=list(columns) if columns else None, index=index),
-                keys, **kw)
+        if columns is not None and not isinstance(columns, (str, bytes)):
+            try:
+                columns = list(columns)
+            except TypeError:
+                raise ParameterError(f"columns: expected a list of column names, got "
+                                     f"{columns!r:.60}") from None
+        s = cls(read_parquet(path, columns=columns, index=index), keys, **kw)
         s._tree.source = str(path)  # type: ignore[attr-defined]
         #: how to read the source again (projects reopen Dask sessions from it)
         s._tree.source_options = {k: v for k, v in (  # type: ignore[attr-defined]

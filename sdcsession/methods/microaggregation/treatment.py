@@ -164,11 +164,38 @@ def _stratum_codes(data: pd.DataFrame, strata: tuple[str, ...]) -> tuple[np.ndar
     return inv_codes.astype(np.int64), labels
 
 
+def standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and sample standard deviation (ddof 1, as R's ``scale``) of every column of ``x``,
+    from exact sums rounded once (`sdcsession.risk.exact_sum`): the same doubles for any order
+    or split of the records, so a file processed in parts standardises as the whole file.
+
+    mean_j = (1/n_j) Σ x_ij, sd_j = sqrt(Σ (x_ij − mean_j)² / (n_j − 1)) over the observed x_ij.
+
+    Missing values: ignored per column (n_j observed values; sd is NaN when n_j < 2).
+
+    >>> m, s = standardisation(np.array([[1.0, np.nan], [2.0, 4.0], [3.0, 6.0]]))
+    >>> m.tolist(), s.tolist()
+    ([2.0, 5.0], [1.0, 1.4142135623730951])
+    """
+    from ...risk.exact_sum import partial_sum, to_float
+
+    mean = np.full(x.shape[1], np.nan)
+    sd = np.full(x.shape[1], np.nan)
+    for j in range(x.shape[1]):
+        v = x[:, j][~np.isnan(x[:, j])]
+        if len(v):
+            mean[j] = to_float(partial_sum(v), len(v))
+        if len(v) > 1:
+            sd[j] = np.sqrt(to_float(partial_sum((v - mean[j]) ** 2), len(v) - 1))
+    return mean, sd
+
+
 def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, k: int = 3,
                      method: str = "mdav", strata: list[str] | tuple[str, ...] | None = None,
                      aggregate: str = "mean", sort_by: str | None = None,
-                     weights: str | None = None,
-                     progress: bool | None = None) -> tuple[pd.DataFrame, dict[str, Any]]:
+                     weights: str | None = None, progress: bool | None = None,
+                     standardise: tuple[Any, Any] | None = None,
+                     ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Microaggregate numeric ``columns`` in groups of k..2k−1 records (see module docstring).
 
     Parameters
@@ -182,6 +209,9 @@ def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *
     sort_by : the sort variable of ``"single"``.
     weights : a column of sampling weights for weighted group means/medians (None: unweighted).
     progress : progress bar for MDAV; None is automatic (on in terminals and notebooks, off in CI).
+    standardise : the means and standard deviations to standardise with (default: those of
+        ``data``, `standardisation`); a Dask session passes those of the whole file when it
+        runs one stratum at a time.
 
     Returns the new DataFrame (treated columns float64) and notes: ``n_groups`` (per column for
     univariate methods), ``group_sizes`` ({size: number of groups}), ``sse_std``/``sst_std``
@@ -216,9 +246,10 @@ def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *
         raise TreatmentError(
             f"microaggregation: k={k} is larger than stratum/strata {small[:10]} "
             f"(sizes {sizes_all[sizes_all < k][:10].tolist()}); lower k or merge strata")
-    mean = np.nanmean(x, axis=0)
-    sd = np.nanstd(x, axis=0, ddof=1)
-    z_all = (x - mean) / sd
+    mean, sd = standardisation(x) if standardise is None else \
+        (np.asarray(standardise[0], dtype=np.float64), np.asarray(standardise[1], dtype=np.float64))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z_all = (x - mean) / sd
     miss = np.isnan(x)
     out = x.copy()
     p = len(columns)

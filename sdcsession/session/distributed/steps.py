@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ...errors import RoleError, TreatmentError
+from ...errors import RoleError, SdcError, TreatmentError
 from ...methods.base import Treatment
 from ...roles import Roles
 from ..guards import check_identifiers, linked_hits
@@ -36,14 +36,30 @@ __all__ = ["validate_roles", "run_step", "n_records"]
 
 
 def validate_roles(roles: Roles, ddf: Any) -> Any:
-    """Check ``roles`` against the columns and dtypes of the Dask frame ``ddf`` (one `RoleError`
-    listing every problem); return ``ddf`` with the categories of its categorical role columns
-    known (`sdcsession.scale._encode.known_categories`: `RoleError` when partitions disagree)."""
+    """Check ``roles`` against the Dask frame ``ddf`` as `Roles.validate` checks a pandas frame
+    (one `RoleError` listing every problem): the columns and dtypes from the frame's metadata,
+    the values of the weight (missing, zero, negative, infinite) and of the household id
+    (missing) in one pass over the partitions. Returns ``ddf`` with a partitioning that column
+    selections cannot change (`sdcsession.scale._base.fixed_partitions`) and the categories of
+    its categorical role columns known (`sdcsession.scale._encode.known_categories`:
+    `RoleError` when partitions disagree)."""
+    import dask
+
+    from ...roles import value_counts, value_problems
+    from ...scale._base import add_counts, compute, fixed_partitions
     from ...scale._encode import known_categories
 
     if ddf.npartitions < 1:
         raise RoleError("data: the Dask frame has no partitions")
-    roles.validate(ddf._meta_nonempty)
+    roles.validate(ddf._meta_nonempty, values=False)
+    ddf = fixed_partitions(ddf)
+    cols = [c for c in (roles.weight, roles.household) if c is not None]
+    if cols:  # the values of the weight and household id, as the in-memory check: one pass
+        counts = compute(*[dask.delayed(value_counts)(p, roles)
+                           for p in ddf[cols].to_delayed()])
+        problems = value_problems(roles, add_counts(list(counts)))
+        if problems:
+            raise RoleError(problems)
     return known_categories(ddf, [c for c in roles.columns() if c in ddf.columns])
 
 
@@ -131,7 +147,14 @@ def run_step(treatment: Treatment, state: State, seed: int) -> tuple[Any, Roles,
 
     _load_kernels()
     check_identifiers(treatment, state.roles)
-    res = apply_distributed(treatment, state.data, state.roles, seed=seed)
+    try:
+        res = apply_distributed(treatment, state.data, state.roles, seed=seed)
+    except SdcError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, ArithmeticError) as e:
+        raise TreatmentError(
+            f"{treatment.type}: cannot be applied to this state ({type(e).__name__}: {e}); "
+            "the session is unchanged") from e
     roles = res.roles if res.roles is not None else state.roles
     notes = dict(res.notes)
     data = _follow_linked(state.data, res.data, roles, notes)

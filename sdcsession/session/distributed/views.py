@@ -199,10 +199,12 @@ class DaskRiskSummary(RiskSummary):
 @_reg("dask.utility", "per-variable utility of a Dask state vs the original", kind="utility")
 def _utility(state: State) -> dict[str, Any]:
     from ...scale.dask_utility import utility_measures
+    from ..views._numeric_columns import numeric_columns
 
     ro = state.original_roles
     keys = [c for c in ro.keys if c in state.data.columns]
-    num = [c for c in ro.numeric if c in state.data.columns]
+    # a numeric variable recoded into intervals has left the numeric measures (as in memory)
+    num = numeric_columns(state.original._meta, state.data._meta, ro.numeric)
     return utility_measures(state.original, state.data, keys=keys, numeric=num)
 
 
