@@ -57,6 +57,8 @@ _MOVED_PARAMS = ("hierarchy", "carry_along")
 #: treatments meant for continuous variables (never for categorical key variables)
 NUMERIC_TREATMENTS = frozenset({"add_noise", "microaggregation", "rank_swap", "shuffle",
                                 "mv_top_code"})
+#: of those, the ones that may change a key variable held as numbers (its linked variables follow)
+_NUMERIC_KEYS_OK = frozenset({"mv_top_code"})
 #: treatments meant for categorical key variables (never for numeric variables)
 CATEGORICAL_TREATMENTS = frozenset({"local_recode"})
 #: treatments that may name any column (they remove it rather than change values)
@@ -80,8 +82,11 @@ def treatment_columns(treatment: Any, names: tuple[str, ...] = _COLUMN_PARAMS) -
     return out
 
 
-def check_identifiers(treatment: Any, roles: Roles) -> None:
-    """Raise `RoleError` when ``treatment`` would change a column its role protects."""
+def check_identifiers(treatment: Any, roles: Roles, dtypes: Any = None) -> None:
+    """Raise `RoleError` when ``treatment`` would change a column its role protects.
+
+    ``dtypes`` (the data's column dtypes, when known) lets multivariate top coding take a key
+    variable held as numbers (e.g. age as a key) while refusing a categorical one."""
     tag = getattr(treatment, "type", "")
     if tag in _ANY_COLUMN:
         return
@@ -99,7 +104,10 @@ def check_identifiers(treatment: Any, roles: Roles) -> None:
                             "estimate and risk figure)")
         elif c == roles.household:
             problems.append(f"{c!r} is the household id (treating it would scramble households)")
-        elif tag in NUMERIC_TREATMENTS and c in roles.keys:
+        elif tag in NUMERIC_TREATMENTS and c in roles.keys and not (
+                tag in _NUMERIC_KEYS_OK and dtypes is not None and c in dtypes
+                and pd.api.types.is_numeric_dtype(dtypes[c])
+                and not pd.api.types.is_bool_dtype(dtypes[c])):
             problems.append(f"{c!r} is a categorical key variable; {tag} is for numeric variables "
                             "(use pram, recoding or local suppression)")
         elif tag in CATEGORICAL_TREATMENTS and c in roles.numeric:

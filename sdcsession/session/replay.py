@@ -58,7 +58,7 @@ def run_treatment(treatment: Treatment, state: State,
         new_data, new_roles, notes = run_step(treatment, state, seed)
         return new_data, new_roles, notes, time.perf_counter() - t0
     try:
-        check_identifiers(treatment, roles)
+        check_identifiers(treatment, roles, data.dtypes)
         treatment.check(data, roles)
         result = treatment.apply(data, roles, np.random.default_rng(seed))
     except SdcError:

@@ -146,7 +146,7 @@ def run_step(treatment: Treatment, state: State, seed: int) -> tuple[Any, Roles,
     from ...scale.elementwise import apply_distributed
 
     _load_kernels()
-    check_identifiers(treatment, state.roles)
+    check_identifiers(treatment, state.roles, state.data.dtypes)
     try:
         res = apply_distributed(treatment, state.data, state.roles, seed=seed)
     except SdcError:
