@@ -1,7 +1,8 @@
 """Safe release: the released data, the release check and the export that runs it.
 
 - `check`: `release_data`, `release_check`, `export`;
-- `contracts`: the findings of the declared utility contracts (a hook of `release_check`).
+- `contracts`: the findings of the declared utility contracts (a hook of `release_check`);
+- `subsets`: the ``k_subsets`` finding (key subsets of the last ``local_suppression(subsets=...)``).
 """
 
 from . import check as _main

@@ -9,6 +9,7 @@ stands between the current state and a safe release, one row per finding:
 | ``identifier`` | block | a column with no role holds a distinct value for every record (a direct identifier or a record id that links back to the original file); declare it with ``identifiers=`` (then it is dropped) or remove it |
 | ``linked`` | block | a linked variable still holds original values in records whose key value was recoded or suppressed (it reveals what the treatment hid) |
 | ``k_anonymity`` | block | records whose key combination occurs fewer than k times (fk < k, missing keys as wildcards) |
+| ``k_subsets`` | block | records below their subset's k on a key subset of the last ``local_suppression(subsets=...)`` step (missing keys weighted by the session's alpha) |
 | ``risk`` | warn | records whose individual risk exceeds ``risk_threshold`` |
 | ``numeric`` | warn | numeric variables released unperturbed |
 | ``no_role`` | warn | columns with no role, released as they are |
@@ -42,6 +43,7 @@ import pandas as pd
 from ...errors import ParameterError, ReleaseError, SdcWarning
 from ...methods.base import check_number
 from .contracts import contract_findings
+from .subsets import subset_findings
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..session import SdcSession
@@ -157,6 +159,7 @@ def release_check(session: SdcSession, *, k: int | None = None,
     if free:
         out.append(_finding("warn", "no_role", free, n,
                             f"column(s) with no role are released as they are: {free}"))
+    out.extend(subset_findings(session))
     out.extend(contract_findings(session))
     return findings_table(out)
 
