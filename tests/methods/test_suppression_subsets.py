@@ -88,16 +88,29 @@ def test_session_uses_its_alpha_and_release_check_verifies_subsets():
     assert s.head.treatment.alpha == 0.5
     assert _violations(s.data, SUBS, KS, alpha=0.5) == [0, 0, 0]
     assert "k_subsets" not in set(s.release_check()["check"])
+
+
+def test_release_check_verifies_the_subsets_of_the_last_step():
+    df = _data(4, 250)
+    s = sdc.SdcSession(df, keys=list("abcde"), seed=1)
+    s.local_suppression(k=KS, subsets=SUBS)
+    assert "k_subsets" not in set(s.release_check()["check"])
     # a later step that breaks a subset is reported by the release check
     head = s.head
-    s.apply(sdc.methods.pram.invariant.Pram(["e"], pd=0.2, alpha=1.0), seed=3)
+    s.pram(["b", "c", "e"], pd=0.0, alpha=1.0, invariant=False)
     table = s.release_check()
     bad = table[table["check"] == "k_subsets"]
-    viol = _violations(s.data, SUBS, KS, alpha=0.5)
+    viol = _violations(s.data, SUBS, KS)
     assert len(bad) == sum(v > 0 for v in viol) > 0
     assert sorted(bad["records"]) == sorted(v for v in viol if v)
     assert "local_suppression(subsets=...)" in bad["message"].iloc[0]
     assert head is not s.head
+
+
+@pytest.mark.parametrize("alpha", [1.5, -0.1, "1", None, True])
+def test_bad_alpha_named(alpha):
+    with pytest.raises(ParameterError, match="alpha"):
+        LocalSuppression(k=3, subsets=[["a", "b"]], alpha=alpha)
 
 
 @pytest.mark.parametrize("kw, err", [
@@ -109,8 +122,6 @@ def test_session_uses_its_alpha_and_release_check_verifies_subsets():
     (dict(subsets=[["a", "b"]], k=[3, 2]), ParameterError),
     (dict(subsets=[["a", "b"]], k={"x": 3}), ParameterError),
     (dict(subsets=[["a", "b"]], combinations=2), ParameterError),
-    (dict(subsets=[["a", "b"]], alpha=1.5), ParameterError),
-    (dict(subsets=[["a", "b"]], alpha="1"), ParameterError),
     (dict(subsets=[["a", "zz"]]), TreatmentError),
 ])
 def test_bad_input_named_and_head_unchanged(kw, err):
