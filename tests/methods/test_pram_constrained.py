@@ -10,8 +10,8 @@ import sdcsession as sdc
 from sdcsession.errors import ParameterError, TreatmentError
 from sdcsession.methods.pram.constrained import (
     band_matrix,
-    reversible_matrix,
     restrict,
+    reversible_matrix,
 )
 from sdcsession.methods.pram.invariant import Pram, pram
 
