@@ -135,3 +135,24 @@ def test_bad_input_named_and_head_unchanged(kw, err):
         kw2 = {"k": 3, **kw}
         LocalSuppression(**kw2).check(df, s.roles) if err is TreatmentError else \
             LocalSuppression(**kw2)
+
+
+def test_dask_by_strata_equals_the_kernel_per_stratum():
+    dd = pytest.importorskip("dask.dataframe")
+    from sdcsession.roles import Roles
+    from sdcsession.scale.by_strata import apply_distributed
+
+    df = _data(11, 500)
+    df["r"] = np.random.default_rng(3).choice(["x", "y"], len(df))
+    t = LocalSuppression(k=KS, subsets=SUBS, strata=["r"], alpha=0.5)
+    res = apply_distributed(t, dd.from_pandas(df, npartitions=2), Roles(keys=tuple("abcde")),
+                            seed=1, progress=False)
+    got = res.data.compute()
+    for _, g in df.groupby("r"):
+        exp, _ = local_suppression(g, list("abcde"), k=KS, subsets=SUBS, alpha=0.5)
+        a = got.loc[g.index, list("abcde")].astype(object)
+        b = exp[list("abcde")].astype(object)
+        assert (a.isna().to_numpy() == b.isna().to_numpy()).all()
+        assert (a.fillna("-").to_numpy() == b.fillna("-").to_numpy()).all()
+    assert _violations(got, SUBS, KS, alpha=0.5) == [0, 0, 0]
+    assert res.notes["k"] == [3.0, 2.0, 4.0] and res.notes["subsets"] == SUBS
