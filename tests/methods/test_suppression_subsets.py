@@ -81,6 +81,17 @@ def test_alpha_below_one_is_met():
     assert notes["violations_after"] == 0
 
 
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 40), alpha=st.sampled_from([0.0, 0.3, 0.7]))
+def test_property_alpha_with_missing_values(seed, n, alpha):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({c: rng.integers(0, 3, n).astype(str) for c in "abcde"})
+    df = df.mask(rng.random(df.shape) < 0.3)
+    out, notes = local_suppression(df, list("abcde"), k=KS, subsets=SUBS, alpha=alpha)
+    assert _violations(out, SUBS, KS, alpha=alpha) == [0, 0, 0]
+    assert notes["violations_after"] == 0
+
+
 def test_session_uses_its_alpha_and_release_check_verifies_subsets():
     df = _data(4, 250)
     s = sdc.SdcSession(df, keys=list("abcde"), seed=1, alpha=0.5)

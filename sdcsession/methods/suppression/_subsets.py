@@ -14,8 +14,10 @@ The result therefore never has more suppressions than the subset-by-subset seque
 
 `alpha_repair` enforces the session's missing-value rule when ``alpha < 1`` (a missing value of
 another pattern counts only alpha, see `sdcsession.risk.frequencies`): while a record of a subset
-is below its k under that rule, all its values on that subset are suppressed (a record missing
-the whole subset is compatible with every record of the stratum).
+is below its k under that rule, all its values on that subset are suppressed; when the records
+below k already miss the whole subset, the records that miss it only in part lose the rest of it
+(so every record ends complete or missing the whole subset, and records missing it all count
+every record of a stratum of at least k records: the loop ends k-anonymous).
 """
 
 from __future__ import annotations
@@ -118,6 +120,12 @@ def alpha_repair(X: np.ndarray, w: np.ndarray | None, keysets: list[list[int]],
             bad = np.flatnonzero(f < kk - 1e-9)
             if len(bad):
                 cells = X[np.ix_(bad, cols)] >= 0
+                if not cells.any():
+                    # the violators already miss the whole subset: they count the records
+                    # partly missing it only alpha; those lose the rest of the subset too
+                    miss = (X[:, cols] < 0).sum(axis=1)
+                    bad = np.flatnonzero((miss > 0) & (miss < len(cols)))
+                    cells = X[np.ix_(bad, cols)] >= 0
                 added += int(cells.sum())
                 X[np.ix_(bad, cols)] = -1
                 changed = changed or bool(cells.any())
