@@ -47,7 +47,6 @@ from ..methods.noise.domain import (
     domain_facts,
     warn_domain_counts,
 )
-from ..methods.pram.constrained import stratum_matrix
 from ..methods.pram.invariant import (
     MAX_CATEGORIES,
     MAX_NUMERIC_CATEGORIES,
@@ -57,6 +56,7 @@ from ..methods.pram.invariant import (
     _split_matrix,
     codes_to_column,
     column_base,
+    stratum_matrix,
 )
 from ..roles import Roles
 from ._base import compute, mixed_radix, partition_rng, radix

@@ -53,8 +53,7 @@ import numpy as np
 from ...errors import TreatmentError
 from ..params import check_int
 
-__all__ = ["check_bandwidth", "band_matrix", "check_band", "reversible_matrix", "restrict",
-           "stratum_matrix"]
+__all__ = ["check_bandwidth", "band_matrix", "check_band", "reversible_matrix", "restrict"]
 
 
 def check_bandwidth(value: Any) -> int | None:
@@ -105,19 +104,3 @@ def restrict(m: np.ndarray, present: np.ndarray) -> np.ndarray:
     out[empty] = np.eye(len(m))[empty]
     s[empty] = 1.0
     return out / s[:, None]
-
-
-def stratum_matrix(base: np.ndarray, freq: np.ndarray, alpha: float, invariant: bool,
-                   bandwidth: int | None, given: bool) -> np.ndarray:
-    """The matrix used in one stratum (frequencies ``freq``): invariant (``P·Q``, or the
-    reversible matrix with a ``bandwidth``) or plain, restricted to the present categories when
-    the strata include ``given`` variables."""
-    from .invariant import invariant_matrix
-
-    k = len(freq)
-    if invariant:
-        if bandwidth is not None:
-            return reversible_matrix(base, freq, alpha)
-        return invariant_matrix(base, freq, alpha)
-    m = alpha * base + (1.0 - alpha) * np.eye(k)
-    return restrict(m, np.asarray(freq) > 0) if given else m

@@ -71,7 +71,7 @@ from ..base import (
     require_columns,
 )
 from ..microaggregation.treatment import _stratum_codes
-from .constrained import band_matrix, check_band, check_bandwidth, stratum_matrix
+from .constrained import band_matrix, check_band, check_bandwidth, restrict, reversible_matrix
 
 _pandas = pd
 
@@ -280,6 +280,19 @@ def pram(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, pd: float 
         notes["frequencies_before"][col] = dict(zip(labels, freq.sum(axis=0).tolist()))
         notes["frequencies_after"][col] = dict(zip(labels, after.tolist()))
     return data.assign(**new_cols), notes
+
+
+def stratum_matrix(base: np.ndarray, freq: np.ndarray, alpha: float, invariant: bool,
+                   bandwidth: int | None, given: bool) -> np.ndarray:
+    """The matrix used in one stratum (frequencies ``freq``): invariant (``P·Q``, or the
+    reversible matrix with a ``bandwidth``) or plain, restricted to the present categories when
+    the strata include ``given`` variables (`sdcsession.methods.pram.constrained`)."""
+    if invariant:
+        if bandwidth is not None:
+            return reversible_matrix(base, freq, alpha)
+        return invariant_matrix(base, freq, alpha)
+    m = alpha * base + (1.0 - alpha) * np.eye(len(freq))
+    return restrict(m, np.asarray(freq) > 0) if given else m
 
 
 def column_base(user: Any, cats: list[Any], column: str, pd: float,
