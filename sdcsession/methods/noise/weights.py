@@ -113,7 +113,7 @@ class PerturbWeights(Treatment):
     household (needs the household role).
 
     >>> PerturbWeights(noise=0.05, by=["region"]).params()["by"]
-    ('region',)
+    ['region']
     """
 
     type: ClassVar[str] = "perturb_weights"

@@ -40,7 +40,7 @@ Example
 ([0.6, 0.4, 0.0, 0.0], False)
 >>> f = np.array([10.0, 30.0, 0.0, 5.0])
 >>> m = reversible_matrix(p, f, 1.0)
->>> bool(np.allclose(f @ m, f)), float(m[:, 2].sum())
+>>> bool(np.allclose(f @ m, f)), float(m[f > 0][:, 2].sum())
 (True, 0.0)
 """
 
