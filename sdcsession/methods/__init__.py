@@ -48,6 +48,7 @@ _LAZY = {
     'MicroaggregationGower': '.microaggregation.gower',
     'Microaggregation': '.microaggregation.treatment',
     'AddNoise': '.noise.addition',
+    'PerturbWeights': '.noise.weights',
     'Pram': '.pram.invariant',
     'LocalRecode': '.recoding.local_recoding',
     'MvTopCode': '.recoding.mv_top_coding',

@@ -64,6 +64,7 @@ __all__ = ["Treatment", "Result", "TREATMENTS", "require_columns", "to_jsonable"
 TREATMENT_MODULES = [
     "sdcsession.methods.basic", "sdcsession.methods.recoding", "sdcsession.methods.suppression",
     "sdcsession.methods.microaggregation", "sdcsession.methods.noise",
+    "sdcsession.methods.noise.weights",
     "sdcsession.methods.swapping", "sdcsession.methods.pram", "sdcsession.privacy.treatment",
     "sdcsession.tables.keys",
 ]

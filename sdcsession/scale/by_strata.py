@@ -177,7 +177,7 @@ def _ls_fn(t: LocalSuppression, roles: Roles) -> Callable[[pd.DataFrame], pd.Dat
     def fn(group: pd.DataFrame) -> pd.DataFrame:
         inner = LocalSuppression(k=t.k, importance=t.importance, strata=(),
                                  combinations=t.combinations, weighted=t.weighted,
-                                 household=t.household)
+                                 household=t.household, subsets=t.subsets, alpha=t.alpha)
         return inner.apply(group, roles, np.random.default_rng(0)).data
 
     return fn
@@ -203,6 +203,10 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
         raise TreatmentError("local_suppression: weighted=True needs a weight role")
     if t.household and roles.household is None:
         raise TreatmentError("local_suppression: household=True needs a household role")
+    if t.subsets is not None:
+        unknown = sorted({c for sub in t.subsets for c in sub} - set(keys))
+        if unknown:
+            raise TreatmentError(f"subsets: {unknown} are not key variables {keys}")
     if t.combinations is not None and max(t.combinations) > len(keys):
         raise TreatmentError(f"combinations: subset size {max(t.combinations)} exceeds the "
                              f"{len(keys)} key variables")
@@ -214,7 +218,9 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
     st = partition_stats(_suppressed, ddf[keys], new, progress=progress)
     supp = {c: int(st["suppressed"].get(c, 0)) for c in keys}
     notes = {"suppressed": supp, "total": int(sum(supp.values())), "strata": strata,
-             "k": t.k if t.k != int(t.k) else int(t.k)}
+             "k": (t.k if t.k != int(t.k) else int(t.k)) if isinstance(t.k, float)
+             else [list(x) if isinstance(x, tuple) else x for x in t.k],
+             **({"subsets": [list(x) for x in t.subsets]} if t.subsets else {})}
     return DistributedResult(replace_columns(ddf, new), notes=notes)
 
 

@@ -1,6 +1,6 @@
 """PRAM and noise addition on Dask frames: parameters estimated globally, draws per partition.
 
-PRAM: the categories and the frequencies (per stratum) of every column are counted over the whole
+PRAM (with ``given`` and ``bandwidth`` too): the categories and the frequencies (per stratum) of every column are counted over the whole
 frame, so the transition matrices are exactly those of the in-memory `sdcsession.methods.pram.invariant`;
 each partition then draws its records' new categories. Noise (``"additive"``, ``"additive0"``,
 ``"correlated"``, ``"correlated2"``): the standard deviations, means and the (pairwise-complete)
@@ -57,10 +57,9 @@ from ..methods.pram.invariant import (
     _draw,
     _label,
     _split_matrix,
-    _user_matrix,
     codes_to_column,
-    invariant_matrix,
-    pram_matrix,
+    column_base,
+    stratum_matrix,
 )
 from ..roles import Roles
 from ._base import compute, mixed_radix, radix, record_stream
@@ -171,13 +170,14 @@ def _stratum_labels(keys: np.ndarray, splan: Any) -> list[str]:
 def _pram(t: Pram, ddf: Any, roles: Roles, seed: int, progress: Any) -> DistributedResult:
     import dask
 
-    require_columns(ddf._meta, list(t.columns) + list(t.strata), "pram")
+    strata = list(t.strata) + [c for c in t.given if c not in t.strata]
+    require_columns(ddf._meta, list(t.columns) + strata, "pram")
     cats, lengths = _pram_categories(t, ddf, progress)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64).tolist()
-    splan = scan(ddf, list(t.strata), what="strata", progress=progress) if t.strata else None
+    splan = scan(ddf, strata, what="strata", progress=progress) if strata else None
     if splan is not None:
         radix([c + 1 for c in splan.cards], "strata")
-    cols = list(t.columns) + list(t.strata)
+    cols = list(t.columns) + strata
     counts = compute(*[dask.delayed(_pram_counts)(p, t.columns, cats, splan)
                        for p in ddf[cols].to_delayed()], progress=progress)
     user = _split_matrix(t.matrix, t.columns)
@@ -189,6 +189,8 @@ def _pram(t: Pram, ddf: Any, roles: Roles, seed: int, progress: Any) -> Distribu
         raise TreatmentError(f"pram: column(s) {list(t.columns)} have only missing values")
     labels = _stratum_labels(skeys, splan)
     notes: dict[str, Any] = {"pd": t.pd, "alpha": t.alpha, "invariant": bool(t.invariant),
+                             **({"given": list(t.given)} if t.given else {}),
+                             **({"bandwidth": t.bandwidth} if t.bandwidth is not None else {}),
                              "matrices": {}, "changed": {}, "frequencies_before": {},
                              "frequencies_after": {}}
     cums = []
@@ -196,15 +198,14 @@ def _pram(t: Pram, ddf: Any, roles: Roles, seed: int, progress: Any) -> Distribu
         k = len(cat)
         if len(tb) == 0:
             raise TreatmentError(f"pram: column {c!r} has only missing values")
-        base = (_user_matrix(user[c], list(cat), c) if user.get(c) is not None
-                else pram_matrix(k, t.pd))
+        base = column_base(user.get(c), list(cat), c, t.pd, t.bandwidth)
         freq = np.zeros((len(skeys), k))
         si = np.searchsorted(skeys, tb.index.get_level_values(0).to_numpy(dtype=np.int64))
         freq[si, tb.index.get_level_values(1).to_numpy(dtype=np.int64)] = tb.to_numpy()
         mats = np.empty((len(skeys), k, k))
         for st in range(len(skeys)):
-            mats[st] = (invariant_matrix(base, freq[st], t.alpha) if t.invariant
-                        else t.alpha * base + (1.0 - t.alpha) * np.eye(k))
+            mats[st] = stratum_matrix(base, freq[st], t.alpha, t.invariant, t.bandwidth,
+                                      bool(t.given))
         cum = np.cumsum(mats, axis=2)
         cum /= cum[:, :, -1:]
         cums.append(cum)

@@ -6,7 +6,9 @@
 - `covariance`: pairwise-complete covariance and its repair (correlated noise);
 - `restricted`: restricted noise (mean vector and covariance kept exactly);
 - `outliers`: the outlier rule of ``addNoise(method="outdect")``;
-- `romm`: random orthogonal matrix masking in blocks.
+- `romm`: random orthogonal matrix masking in blocks;
+- `weights`: `PerturbWeights` / `perturb_weights` — noise on the sampling weights that keeps
+  their (stratum) totals.
 """
 
 from . import addition as _main

@@ -30,6 +30,12 @@ blending; with ``invariant=False`` the matrix used is ``alpha·P + (1 − alpha)
 
 ``strata`` — PRAM within each stratum separately (frequencies and R per stratum).
 
+``given`` — variables whose combinations with the PRAMmed variable must stay possible: PRAM
+runs within the strata they define, the matrix restricted to the categories present there, so
+no combination of the PRAMmed variable with ``given`` that has zero frequency in the original
+is ever produced; ``bandwidth`` — an ordered category moves at most that many steps. How
+invariance is kept under both: `sdcsession.methods.pram.constrained`.
+
 References: Kooiman, P., Willenborg, L. & Gouweleeuw, J. (1997) PRAM: a method for disclosure
 limitation of microdata, CBS research paper 9705. Gouweleeuw, J. M., Kooiman, P., Willenborg,
 L. C. R. J. & de Wolf, P.-P. (1998) Post randomisation for statistical disclosure control: theory
@@ -65,6 +71,7 @@ from ..base import (
     require_columns,
 )
 from ..microaggregation.treatment import _stratum_codes
+from .constrained import band_matrix, check_band, check_bandwidth, restrict, reversible_matrix
 
 _pandas = pd
 
@@ -200,9 +207,18 @@ def _draw(codes: np.ndarray, group: np.ndarray, cum: np.ndarray, u: np.ndarray) 
 
 def pram(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, pd: float = 0.8,
          alpha: float = 0.5, matrix: Any = None, strata: list[str] | tuple[str, ...] | None = None,
-         invariant: bool = True, rng: np.random.Generator
+         invariant: bool = True, rng: np.random.Generator,
+         given: list[str] | tuple[str, ...] | None = None, bandwidth: int | None = None
          ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Invariant PRAM of categorical ``columns`` (see the module docstring for pd/alpha/matrix).
+
+    ``given``: PRAM within the strata of these variables too, each stratum's matrix restricted
+    to the categories present there (no new zero-frequency combination of a PRAMmed column
+    with ``given``); ``bandwidth``: a category moves at most this many steps in the category
+    order (`sdcsession.methods.pram.constrained`).
+
+    Missing values: missing values of a PRAMmed column stay missing and do not count in the
+    frequencies; a missing value of a ``given`` or ``strata`` variable is a stratum of its own.
 
     Returns the new DataFrame (same dtypes: categorical stays categorical with the same
     categories) and notes: ``matrices`` — per column and stratum ``{"categories": [...],
@@ -217,7 +233,12 @@ def pram(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, pd: float 
     (['a', 'b', 'c'], True)
     """
     columns = tuple(columns)
-    strata = tuple(strata or ())
+    given = tuple(param_names(given, "given") or ())
+    bandwidth = check_bandwidth(bandwidth)
+    if set(columns) & set(given):
+        raise TreatmentError(f"given: column(s) {sorted(set(columns) & set(given))} cannot be "
+                             "both PRAMmed and given")
+    strata = tuple(strata or ()) + tuple(c for c in given if c not in (strata or ()))
     pd_ = check_number("pd", pd, 0, 1)
     alpha = check_number("alpha", alpha, 0, 1)
     invariant = check_bool("invariant", invariant)
@@ -229,6 +250,8 @@ def pram(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, pd: float 
     n_st = len(slabels)
     user = _split_matrix(matrix, columns)
     notes: dict[str, Any] = {"pd": pd_, "alpha": alpha, "invariant": bool(invariant),
+                             **({"given": list(given)} if given else {}),
+                             **({"bandwidth": bandwidth} if bandwidth is not None else {}),
                              "matrices": {}, "changed": {}, "frequencies_before": {},
                              "frequencies_after": {}}
     new_cols: dict[str, pd.Series] = {}
@@ -236,16 +259,13 @@ def pram(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, pd: float 
         s = data[col]
         codes, cats = _categories(s, col)
         k = len(cats)
-        base = (_user_matrix(user[col], cats, col) if user.get(col) is not None
-                else pram_matrix(k, pd_))
+        base = column_base(user.get(col), cats, col, pd_, bandwidth)
         ok = codes >= 0
         freq = np.bincount(sidx[ok] * k + codes[ok], minlength=n_st * k).reshape(n_st, k)
         mats = np.empty((n_st, k, k))
         for st in range(n_st):
-            if invariant:
-                mats[st] = invariant_matrix(base, freq[st].astype(np.float64), alpha)
-            else:
-                mats[st] = alpha * base + (1.0 - alpha) * np.eye(k)
+            mats[st] = stratum_matrix(base, freq[st].astype(np.float64), alpha, invariant,
+                                      bandwidth, bool(given))
         cum = np.cumsum(mats, axis=2)
         cum /= cum[:, :, -1:]
         u = rng.random(len(codes))
@@ -260,6 +280,32 @@ def pram(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *, pd: float 
         notes["frequencies_before"][col] = dict(zip(labels, freq.sum(axis=0).tolist()))
         notes["frequencies_after"][col] = dict(zip(labels, after.tolist()))
     return data.assign(**new_cols), notes
+
+
+def stratum_matrix(base: np.ndarray, freq: np.ndarray, alpha: float, invariant: bool,
+                   bandwidth: int | None, given: bool) -> np.ndarray:
+    """The matrix used in one stratum (frequencies ``freq``): invariant (``P·Q``, or the
+    reversible matrix with a ``bandwidth``) or plain, restricted to the present categories when
+    the strata include ``given`` variables (`sdcsession.methods.pram.constrained`)."""
+    if invariant:
+        if bandwidth is not None:
+            return reversible_matrix(base, freq, alpha)
+        return invariant_matrix(base, freq, alpha)
+    m = alpha * base + (1.0 - alpha) * np.eye(len(freq))
+    return restrict(m, np.asarray(freq) > 0) if given else m
+
+
+def column_base(user: Any, cats: list[Any], column: str, pd: float,
+                bandwidth: int | None) -> np.ndarray:
+    """The base matrix of one column: the user's (checked against the bandwidth) or the default
+    one (`pram_matrix`, or `band_matrix` with a bandwidth)."""
+    if user is not None:
+        base = _user_matrix(user, cats, column)
+        if bandwidth is not None:
+            check_band(base, bandwidth, cats, column)
+        return base
+    return pram_matrix(len(cats), pd) if bandwidth is None else band_matrix(len(cats), pd,
+                                                                            bandwidth)
 
 
 def codes_to_column(new: np.ndarray, ok: np.ndarray, cats: Any, s: Any) -> Any:
@@ -331,7 +377,8 @@ def _check_stochastic(m: Any, where: str) -> None:
 
 @attrs.frozen
 class Pram(Treatment):
-    """Invariant PRAM treatment (tag ``"pram"``); see `pram` for pd, alpha and matrix.
+    """Invariant PRAM treatment (tag ``"pram"``); see `pram` for pd, alpha and matrix,
+    ``given`` (no impossible combinations) and ``bandwidth`` (ordered categories).
 
     >>> Pram(["water"], pd=0.8, alpha=0.5).params()["alpha"]
     0.5
@@ -347,6 +394,8 @@ class Pram(Treatment):
     matrix: Any = attrs.field(default=None, converter=_matrix_conv, eq=False, hash=False)
     strata: tuple[str, ...] = attrs.field(default=(), converter=lambda v: param_names(v, "strata"))
     invariant: bool = attrs.field(default=True, validator=lambda _s, a, v: check_bool(a.name, v))
+    given: tuple[str, ...] = attrs.field(default=(), converter=lambda v: param_names(v, "given"))
+    bandwidth: int | None = attrs.field(default=None, converter=check_bandwidth)
     _matrix_key: Any = attrs.field(init=False, eq=True, repr=False)
 
     @_matrix_key.default
@@ -367,6 +416,8 @@ class Pram(Treatment):
                 raise ParameterError("matrix: with several columns give matrix={column: matrix}")
         if set(self.columns) & set(self.strata):
             raise ParameterError("strata: a PRAMmed column cannot also be a stratum")
+        if set(self.columns) & set(self.given):
+            raise ParameterError("given: a PRAMmed column cannot also be a given variable")
 
     def params(self) -> dict[str, Any]:
         d = super().params()
@@ -375,14 +426,15 @@ class Pram(Treatment):
         return d
 
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
-        require_columns(data, list(self.columns) + list(self.strata), "pram")
+        require_columns(data, list(self.columns) + list(self.strata) + list(self.given), "pram")
         user = _split_matrix(self.matrix, self.columns)
         for c in self.columns:
             codes, cats = _categories(data[c], c)
             if user.get(c) is not None:
-                _user_matrix(user[c], cats, c)
+                column_base(user[c], cats, c, self.pd, self.bandwidth)
 
     def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
         out, notes = pram(data, self.columns, pd=self.pd, alpha=self.alpha, matrix=self.matrix,
-                          strata=self.strata, invariant=self.invariant, rng=rng)
+                          strata=self.strata, invariant=self.invariant, rng=rng,
+                          given=self.given, bandwidth=self.bandwidth)
         return Result(out, notes=notes)

@@ -26,7 +26,7 @@ from ._counter import _pool as _pool  # re-exported: the tests switch threads th
 from ._restore import _restore_phase
 from ._search import _suppress_phase
 
-__all__ = ["Counter", "SolveInfo", "solve", "restore_only", "compat_sum"]
+__all__ = ["Counter", "SolveInfo", "solve", "restore_only", "compat_sum", "k_list"]
 
 
 @dataclass
@@ -43,22 +43,30 @@ class SolveInfo:
 
 
 def _violators(X: np.ndarray, w: np.ndarray, keysets: list[np.ndarray], cards: Sequence[int],
-               k: float) -> tuple[np.ndarray, list[np.ndarray]]:
+               k: float | Sequence[float]) -> tuple[np.ndarray, list[np.ndarray]]:
     bad = np.zeros(len(X), bool)
     fks = []
-    for cols in keysets:
+    for cols, kk in zip(keysets, k_list(k, len(keysets)), strict=True):
         fk = compat_sum(X, w, cols, cards)
         fks.append(fk)
-        bad |= fk < k - 1e-9
+        bad |= fk < kk - 1e-9
     return bad, fks
+
+
+def k_list(k: float | Sequence[float], m: int) -> list[float]:
+    """``k`` as one number per key set (a single number is shared by all ``m`` key sets)."""
+    if isinstance(k, (int, float, np.integer, np.floating)):
+        return [float(k)] * m
+    return [float(x) for x in k]
 
 
 
 def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Sequence[int],
-          k: float, rank: np.ndarray | None = None, restore: bool = True,
+          k: float | Sequence[float], rank: np.ndarray | None = None, restore: bool = True,
           bar: Bar | None = None, cost: np.ndarray | None = None) -> SolveInfo:
     """Suppress values of ``X`` (in place) until fk >= k on every key set, then restore extras.
 
+    ``k``: one number, or one per key set (key set i must reach its own k_i).
     ``rank``: per column of ``X``, larger = less important (suppressed first); ``None`` = by gain.
     Records cannot be protected when the total weight is below k: then nothing is suppressed and
     ``info.unresolvable`` counts the records. ``bar`` advances by the records found safe, per key
@@ -68,7 +76,8 @@ def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Seq
     info = SolveInfo(np.zeros(X.shape, bool))
     if len(X) == 0:
         return info
-    if w.sum() < k - 1e-9:
+    kl = k_list(k, len(keysets))
+    if w.sum() < max(kl) - 1e-9:
         bad, _ = _violators(X, w, [np.asarray(c) for c in keysets], cards, k)
         info.unresolvable = int(bad.sum())
         return info
@@ -76,22 +85,22 @@ def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Seq
     order: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # the suppressions made
     ks = [np.asarray(c, dtype=np.int64) for c in keysets]
     base = []
-    for cols in ks:
+    for cols, kk in zip(ks, kl, strict=True):
         rk = None if rank is None else np.asarray(rank)[cols]
         ck = None if cost is None else np.asarray(cost, dtype=float)[cols]
         if rk is None:
-            cnt, _ = _suppress_phase(X, w, cols, cards, k, rk, info, order, bar=bar, cost=ck)
+            cnt, _ = _suppress_phase(X, w, cols, cards, kk, rk, info, order, bar=bar, cost=ck)
         else:
             # importance: the least important keys alone first, then one more key at a time
             cnt, act = None, None
             for lev in sorted(set(rk.tolist()), reverse=True):
-                cnt, act = _suppress_phase(X, w, cols, cards, k, rk, info, order, bar=bar,
+                cnt, act = _suppress_phase(X, w, cols, cards, kk, rk, info, order, bar=bar,
                                            cost=ck, allowed=rk >= lev, active=act, cnt=cnt)
                 if not act.any():
                     break
         base.append(cnt)
     if restore and info.suppressed.any():
-        fks = _restore_phase(X, orig, w, ks, cards, k, None if rank is None else np.asarray(rank),
+        fks = _restore_phase(X, orig, w, ks, cards, kl, None if rank is None else np.asarray(rank),
                              info, order, base)
     else:
         fks = []
@@ -99,15 +108,15 @@ def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Seq
             cnt.sync()
             fks.append(cnt.count(X)[:, 0])
     bad = np.zeros(len(X), bool)
-    for fk in fks:
-        bad |= fk < k - 1e-9
+    for fk, kk in zip(fks, kl, strict=True):
+        bad |= fk < kk - 1e-9
     info.violators = bad
     info.unresolvable = int(bad.sum())
     return info
 
 
 def restore_only(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]],
-                 cards: Sequence[int], k: float, rank: np.ndarray | None,
+                 cards: Sequence[int], k: float | Sequence[float], rank: np.ndarray | None,
                  candidates: np.ndarray) -> int:
     """Restoration pass alone (see `_restore_phase`) on a k-anonymous ``X``: try to give back
     the original values of the ``candidates`` cells (``(n, p)`` bool); returns how many came back.
@@ -118,6 +127,6 @@ def restore_only(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list[S
     info = SolveInfo(cand.copy())
     ks = [np.asarray(c, dtype=np.int64) for c in keysets]
     base = [Counter(X, w, cols, cards) for cols in ks]
-    _restore_phase(X, orig, w, ks, cards, k, None if rank is None else np.asarray(rank), info, [],
+    _restore_phase(X, orig, w, ks, cards, k_list(k, len(ks)), None if rank is None else np.asarray(rank), info, [],
                    base)
     return int(info.restored)

@@ -24,7 +24,8 @@ _DEBUG = False
 
 
 def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list[np.ndarray],
-                   cards: Sequence[int], k: float, rank: np.ndarray | None, info: SolveInfo,
+                   cards: Sequence[int], k: float | Sequence[float], rank: np.ndarray | None,
+                   info: SolveInfo,
                    order: list[tuple[np.ndarray, np.ndarray, np.ndarray]], base: list[Counter],
                    max_rounds: int = 50) -> list[np.ndarray]:
     """Restore suppressed values whose restoration keeps every record at fk >= k.
@@ -38,10 +39,12 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
     updated incrementally (only the change caused by the restored rows is counted) and
     restorations involved in a violation are undone.
 
+    ``k``: one number, or one per key set.
     ``base``: a persistent counter per key set (weight column 0 = ``w``), kept in sync with ``X``.
     Returns fk per key set, exact for the final ``X`` (maintained incrementally).
     """
     weighted = not np.all(w == 1.0)
+    kl = [float(k)] * len(keysets) if np.ndim(k) == 0 else [float(x) for x in k]
     allcols = keysets_all(keysets)
     seq = _sequence(order, X.shape[1])
     fks = []
@@ -59,6 +62,7 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
             wq = np.unique(np.quantile(w[rr], [0.25, 0.5, 0.75, 1.0]))
             bucket = np.minimum(np.searchsorted(wq, w[rr]), len(wq) - 1)
         for kk_, (cols, fk) in enumerate(zip(keysets, fks)):
+            k = kl[kk_]
             ids = np.flatnonzero(np.isin(vv, cols))
             if len(ids) == 0:
                 continue
@@ -102,8 +106,8 @@ def _restore_phase(X: np.ndarray, orig: np.ndarray, w: np.ndarray, keysets: list
                     [x[acc] for x in b0])
         while True:
             bad = np.zeros(len(X), bool)
-            for fk in fks:
-                bad |= fk < k - 1e-9
+            for fk, kk in zip(fks, kl):
+                bad |= fk < kk - 1e-9
             if not bad.any():
                 break
             undo = _involved(X, np.flatnonzero(bad), rr[acc], vv[acc], allcols, cards)

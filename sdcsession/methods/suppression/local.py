@@ -34,6 +34,7 @@ from ...errors import ParameterError, SdcWarning, TreatmentError
 from ...progress import Bar
 from ...roles import Roles
 from ..base import Result, Treatment, check_bool, require_columns, to_jsonable
+from ..params import check_number
 from ._args import (
     _check_combinations,
     _check_k_fits,
@@ -44,8 +45,9 @@ from ._args import (
     _set_missing,
     _validate_frame,
 )
-from ._core import compat_sum, restore_only, solve
+from ._core import compat_sum, k_list, restore_only, solve
 from ._strata import check_k_spec, k_max, k_note, k_per_group
+from ._subsets import alpha_repair, check_subsets, solve_subsets, subset_ks
 from .by_risk import SuppressByRisk, suppress_by_risk
 
 __all__ = ["local_suppression", "suppress_by_risk", "LocalSuppression", "SuppressByRisk"]
@@ -66,6 +68,8 @@ def local_suppression(
     household_keys: Sequence[str] | None = None,
     restore: bool = True,
     progress: bool | None = None,
+    subsets: Sequence[Sequence[str]] | None = None,
+    alpha: float = 1.0,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Suppress key values (set them missing) until every record has fk >= k.
 
@@ -105,7 +109,17 @@ def local_suppression(
     levels in sorted order; each stratum s is then made k_s-anonymous (with ``combinations``: every
     subset of keys k_s-anonymous within s). ``combinations``: k-anonymity is required for every
     subset of the keys of the given size(s) (μ-ARGUS style); each subset is solved in turn and the
-    restoration checks all of them. ``household`` with ``household_keys`` (default: the keys
+    restoration checks all of them.
+
+    ``subsets``: chosen key subsets (lists of key names), each required k-anonymous with its own
+    k: ``k`` is then one number or one number per subset (``subsets=[["sex", "age"],
+    ["region", "age", "occupation"]], k=[5, 3]``). The subsets are solved jointly and, in
+    turn, one after the other on the result of the previous ones (as sdcMicro's
+    ``kAnon(combs=...)`` treats each combination); the solution with fewer suppressions is kept,
+    so it never suppresses more than the subset-by-subset sequence. ``alpha``: the weight of a
+    missing value of another pattern in fk (sdcMicro's alpha, as in
+    `sdcsession.risk.frequencies`); below 1 the result is made k-anonymous under that rule too:
+    records still below their k under it lose all their values on that subset. ``household`` with ``household_keys`` (default: the keys
     constant within every household): a household-level value suppressed for one member is
     suppressed for all members. Without ``importance`` the search prices that spread: the gain
     of a move on a household-level key is divided by the mean household size seen from a record,
@@ -138,6 +152,17 @@ def local_suppression(
     keys = list(_names(keys, "keys") or ())
     _validate_frame(df, keys, "local_suppression")
     kspec = check_k_spec(k)
+    subs = check_subsets(subsets)
+    alpha = _check_alpha(alpha)
+    sub_k = None
+    if subs is not None:
+        if combinations is not None:
+            raise ParameterError("subsets: give either subsets or combinations, not both")
+        unknown = sorted({c for sub in subs for c in sub} - set(keys))
+        if unknown:
+            raise TreatmentError(f"subsets: {unknown} are not key variables {list(keys)}")
+        sub_k = subset_ks(kspec, subs)
+        kspec = float(max(sub_k))
     importance = _importance(importance)
     strata_cols = list(_names(strata, "strata") or ())
     combos = _check_combinations(combinations)
@@ -163,7 +188,9 @@ def local_suppression(
         w_all = np.ones(len(df))
     _check_k_fits(k_max(kspec), float(w_all.sum()), weighted)
     p = len(keys)
-    if combos is None:
+    if subs is not None:
+        keysets = [[keys.index(c) for c in sub] for sub in subs]
+    elif combos is None:
         keysets = [list(range(p))]
     else:
         if max(combos) > p:
@@ -179,6 +206,8 @@ def local_suppression(
     else:
         groups = [np.arange(len(df))]
     k_groups, k_used = k_per_group(kspec, df, strata_cols, groups)
+    if sub_k is not None:
+        k_groups = [sub_k] * len(groups)
     restored = rounds = unresolvable = 0
     bad_strata = 0
     solved = []  # strata that reached k-anonymity
@@ -187,8 +216,12 @@ def local_suppression(
     bar = Bar(len(df) * len(keysets), desc="local suppression", enabled=progress)
     for g, kk in zip(groups, k_groups, strict=True):
         Xg = X[g]
-        info = solve(Xg, w_all[g], keysets, cards, kk, rank=rank, restore=restore, bar=bar,
-                     cost=cost)
+        if sub_k is not None:
+            info = solve_subsets(Xg, w_all[g], keysets, cards, kk, rank=rank, restore=restore,
+                                 bar=bar, cost=cost)
+        else:
+            info = solve(Xg, w_all[g], keysets, cards, kk, rank=rank, restore=restore, bar=bar,
+                         cost=cost)
         X[g] = Xg
         if info.violators is None:
             exact = False
@@ -220,12 +253,31 @@ def local_suppression(
                 X[g] = Xg
             notes["household_restored"] = int(back)
             new_mask = (X < 0) & ~orig_missing
+    alpha_added = 0
+    if alpha < 1.0:
+        X[new_mask] = -1
+        for g, kk in zip(groups, k_groups, strict=True):
+            Xg = X[g]
+            alpha_added += alpha_repair(Xg, w_all[g] if weighted else None, keysets, cards,
+                                        k_list(kk, len(keysets)), alpha)
+            X[g] = Xg
+        new_mask = (X < 0) & ~orig_missing
+        notes["alpha_added"] = int(alpha_added)
     out = _set_missing(df, keys, new_mask)
-    if household is not None or not exact:
+    if alpha < 1.0:
+        from ...risk.frequencies import _frequencies_from_codes
+
         viol[:] = False
         for g, kk in zip(groups, k_groups, strict=True):
-            for ks in keysets:
-                viol[g] |= compat_sum(X[g], w_all[g], ks, cards) < kk - 1e-9
+            for ks, kq in zip(keysets, k_list(kk, len(keysets)), strict=True):
+                fk, Fk = _frequencies_from_codes(X[g][:, ks], [cards[j] for j in ks],
+                                                 w_all[g] if weighted else None, alpha)
+                viol[g] |= (Fk if weighted else fk) < kq - 1e-9
+    elif household is not None or not exact:
+        viol[:] = False
+        for g, kk in zip(groups, k_groups, strict=True):
+            for ks, kq in zip(keysets, k_list(kk, len(keysets)), strict=True):
+                viol[g] |= compat_sum(X[g], w_all[g], ks, cards) < kq - 1e-9
     if unresolvable:
         warnings.warn(
             f"local_suppression: {unresolvable} record(s) in {bad_strata} stratum/strata with fewer "
@@ -238,10 +290,16 @@ def local_suppression(
         "unresolvable": int(unresolvable),
         "restored": int(restored),
         "rounds": int(rounds),
-        "k": k_note(kspec, k_used),
+        "k": k_note(kspec, k_used) if sub_k is None else sub_k,
+        **({"subsets": [list(sub) for sub in subs]} if subs is not None else {}),
         **notes,
     }
     return out, to_jsonable(notes)
+
+
+def _check_alpha(value: Any) -> float:
+    """The wildcard weight ``alpha``: a number in [0, 1] (`ParameterError` otherwise)."""
+    return check_number("alpha", value, 0, 1)
 
 
 def _household_keys(df: pd.DataFrame, keys: Sequence[str], household: str,
@@ -296,7 +354,9 @@ class LocalSuppression(Treatment):
     must each be k-anonymous. ``weighted``: require Fk >= k (needs the weight role).
     ``household``: suppress household-level keys for all members (needs the household role).
     ``k``: a number, or a k per stratum (``{stratum: k}`` or a list aligned with the sorted strata
-    levels; stored as a tuple of ``(stratum, k)`` pairs or of numbers).
+    levels; stored as a tuple of ``(stratum, k)`` pairs or of numbers). ``subsets``: key subsets
+    that must each be k-anonymous, ``k`` then one number or one per subset; ``alpha``: the
+    wildcard weight of missing values (the session passes its own alpha).
 
     Example
     -------
@@ -316,6 +376,15 @@ class LocalSuppression(Treatment):
     combinations: tuple[int, ...] | None = attrs.field(default=None, converter=_check_combinations)
     weighted: bool = attrs.field(default=False)
     household: bool = attrs.field(default=False)
+    subsets: tuple[tuple[str, ...], ...] | None = attrs.field(default=None,
+                                                             converter=check_subsets)
+    alpha: float = attrs.field(default=1.0, converter=_check_alpha)
+
+    def __attrs_post_init__(self) -> None:
+        if self.subsets is not None:
+            if self.combinations is not None:
+                raise ParameterError("subsets: give either subsets or combinations, not both")
+            subset_ks(self.k, self.subsets)
 
     @weighted.validator
     @household.validator
@@ -348,12 +417,18 @@ class LocalSuppression(Treatment):
         else:
             total = float(len(data))
         _check_k_fits(k_max(self.k), total, self.weighted)
-        if not isinstance(self.k, float) and not st:
+        if self.subsets is not None:
+            unknown = sorted({c for sub in self.subsets for c in sub} - set(roles.keys))
+            if unknown:
+                raise TreatmentError(f"subsets: {unknown} are not key variables "
+                                     f"{list(roles.keys)}")
+        elif not isinstance(self.k, float) and not st:
             raise TreatmentError("k: a k per stratum needs strata (strata=... or the strata role)")
 
     def apply(self, data: pd.DataFrame, roles: Roles, rng: np.random.Generator) -> Result:
         out, notes = local_suppression(
             data, roles.keys, k=self.k, importance=self.importance, strata=self._strata(roles) or None,
             combinations=self.combinations, weight=roles.weight, weighted=self.weighted,
-            household=roles.household if self.household else None)
+            household=roles.household if self.household else None,
+            subsets=self.subsets, alpha=self.alpha)
         return Result(out, notes=notes)

@@ -6,7 +6,8 @@
 - `aligned`: released and original values side by side, record by record, on either engine;
 - `order`: the seeded random order of the released records;
 - `methods`: the session's release methods (a mixin);
-- `contracts`: the findings of the declared utility contracts (a hook of `release_check`).
+- `contracts`: the findings of the declared utility contracts (a hook of `release_check`);
+- `subsets`: the ``k_subsets`` finding (key subsets of the last ``local_suppression(subsets=...)``).
 """
 
 from . import check as _main

@@ -13,6 +13,7 @@ stands between the current state and a safe release, one row per finding:
 | ``household_structure`` | block | a treated key whose original value follows from the household grouping while the household id is released |
 | ``undeclared_linked`` | block | a column with no role that determines the original value of a treated key, in records whose key was changed or blanked |
 | ``k_anonymity`` | block | records whose key combination occurs fewer than k times (fk < k, missing keys as wildcards) |
+| ``k_subsets`` | block | records below their subset's k on a key subset of the last ``local_suppression(subsets=...)`` step (missing keys weighted by the session's alpha) |
 | ``risk`` | warn | records whose individual risk exceeds ``risk_threshold`` |
 | ``derived`` | warn | a numeric column with no role that is a function of a perturbed variable's original values, or correlates with them at abs(r) >= 0.99 |
 | ``order`` | warn | with ``shuffle=False``: the record order follows a key, the household id or a record id |
@@ -56,6 +57,7 @@ from .aligned import same_values
 from .contracts import contract_findings
 from .order import order_seed, shuffled
 from .structure import structure_findings
+from .subsets import subset_findings
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..session import SdcSession
@@ -146,6 +148,7 @@ def release_check(session: SdcSession, *, k: int | None = None, risk_threshold: 
     if free:
         out.append(_finding("warn", "no_role", free, n,
                             f"column(s) with no role are released as they are: {free}"))
+    out.extend(subset_findings(session))
     out.extend(contract_findings(session))
     return findings_table(out)
 

@@ -361,8 +361,10 @@ def _weights(cx: _Context, f: Any, k: int) -> list[dict[str, Any]]:
         "warn", "weights", [w], m,
         f"the sampling weights {w!r} are released unchanged and {m:,} record(s) have a weight "
         f"value shared by fewer than {k} records ({len(rare):,} such value(s)); a rare weight "
-        "points to the design stratum and the calibration cell of its record: release rounded "
-        "or stratum-mean weights, or remove them if the users need no weights")]
+        "points to the design stratum and the calibration cell of its record: perturb them with "
+        "s.perturb_weights(noise=0.1, by=[strata]) (noise that keeps the total and the stratum "
+        "totals), release rounded or stratum-mean weights, or remove them if the users need no "
+        "weights")]
 
 
 def structure_findings(session: SdcSession, released: list[str], *, k: int,

@@ -8,7 +8,7 @@ The formulas, references and parameter meanings are in the treatment classes
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ._build import _build
@@ -21,6 +21,25 @@ class NoiseMethods:
 
     def apply(self, treatment: Any, *, seed: int | None = None) -> Any:  # pragma: no cover
         raise NotImplementedError
+
+    def perturb_weights(self, noise: float = 0.1, *, by: Sequence[str] | str | None = None,
+                        household: bool = False) -> Any:
+        """Noise on the sampling weights (the weight role): each weight times a log-normal
+        factor ``exp(noise·z − noise²/2)``, then calibrated so that the total of the weights is
+        kept exactly, in every stratum of ``by`` when given; weights stay positive.
+        ``household=True``: one factor per household. Seeded like every random step (replay
+        gives the same weights). See `PerturbWeights`.
+
+        Example
+        -------
+        >>> import pandas as pd, sdcsession as sdc
+        >>> df = pd.DataFrame({"r": list("ab") * 50, "w": [10.0, 30.0] * 50})
+        >>> s = sdc.SdcSession(df, keys=["r"], weight="w", seed=1)
+        >>> round(float(s.perturb_weights(0.1, by=["r"]).data["w"].sum()), 6)
+        2000.0
+        """
+        return self.apply(_build("perturb_weights", noise=noise,
+                                 by=() if by is None else by, household=household))
 
     def add_noise(self, columns: Iterable[str] | str, *, method: str = "additive",
                   noise: float = 0.15, bounds: tuple[float | None, float | None] | None = None,

@@ -26,17 +26,23 @@ class SuppressionMethods:
                           importance: Sequence[str] | None = None,
                           strata: Sequence[str] | str | None = None,
                           combinations: int | None = None, weighted: bool = False,
-                          household: bool = False) -> Any:
+                          household: bool = False,
+                          subsets: Sequence[Sequence[str]] | None = None) -> Any:
         """Suppress key values until every record's combination has fk ≥ k (missing = wildcard).
 
         ``importance``: key names, most important first (suppressed last); ``household=True``
         suppresses key variables that are constant within households for all members. ``k`` may
         be given per stratum: ``{stratum: k}`` or a list aligned with the sorted strata levels.
+        ``subsets``: key subsets that must each be k-anonymous, ``k`` then one number or one per
+        subset (``subsets=[["sex", "age"], ["region", "age"]], k=[5, 3]``); the release check
+        verifies the subsets of the last such step. Missing values count as in
+        ``s.risk.frequencies`` (wildcards weighted by the session's alpha).
         See `LocalSuppression` for the algorithm.
         """
         return self.apply(_build(
             "local_suppression", k=k, importance=importance, strata=strata,
-            combinations=combinations, weighted=weighted, household=household))
+            combinations=combinations, weighted=weighted, household=household,
+            subsets=subsets, alpha=getattr(self, "alpha", 1.0)))
 
     def suppress_by_risk(self, threshold: float = 0.15, *, column: str | None = None,
                          importance: Sequence[str] | None = None) -> Any:
