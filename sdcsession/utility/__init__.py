@@ -32,6 +32,8 @@ __all__ = [
     # generalisation
     "generalisation_counts", "equivalence_class_sizes", "c_avg", "discernibility", "Hierarchy",
     "loss_metric", "LossMetric",
+    # combined score
+    "utility_score", "UtilityScore",
 ]
 
 # Modules written separately (benchmark indicators, global data utility model, regression): their
@@ -104,6 +106,8 @@ _LAZY = {
     'InfoLoss': '.info_loss',
     'TableLoss': '.info_loss',
     'info_loss': '.info_loss',
+    'UtilityScore': '.score',
+    'utility_score': '.score',
 }
 
 

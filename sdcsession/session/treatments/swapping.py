@@ -45,7 +45,9 @@ class SwappingMethods:
                     swaprate: float = 0.05, k_anonymity: int = 3,
                     risk_variables: Iterable[str] | str | None = None,
                     risk_threshold: float | None = None,
-                    carry_along: Iterable[str] | str = (), seed: int | None = None) -> Any:
+                    carry_along: Iterable[str] | str = (),
+                    risk: Iterable[str] | str | None = None, return_swapped_id: bool = False,
+                    seed: int | None = None) -> Any:
         """Targeted record swapping of whole households between geographic areas.
 
         Households at risk (a member's ``risk_variables`` combination counted fewer than
@@ -58,6 +60,12 @@ class SwappingMethods:
         its levels, so codes need only be unique within their parent, as in sdcMicro) and ``carry_along`` are exchanged between the two
         households; every other value stays. The household is the session's ``household`` role;
         ``risk_variables=None`` uses the session's key variables other than the hierarchy.
+        ``risk`` (column names, one per hierarchy level, numbers >= 0; sdcMicro's ``risk``)
+        replaces the k-anonymity rule: a household is at risk at the coarsest level where its
+        members' largest risk exceeds ``risk_threshold`` (default 1 / ``k_anonymity``), and
+        random draws are proportional to the finest-level risk (0: never drawn).
+        ``return_swapped_id=True`` adds ``<household>_swapped``, the partner household's id,
+        as a direct identifier (never released).
         ``seed`` overrides the step's seed. The step's notes count households selected,
         swapped and without donor (never their ids). See `RecordSwap` and
         `record_swapping` for the algorithm and references (de Wolf; Eurostat census 2021;
@@ -74,4 +82,5 @@ class SwappingMethods:
         return self.apply(_build("record_swap", hierarchy=hierarchy, similar=similar,
                                  swaprate=swaprate, k_anonymity=k_anonymity,
                                  risk_variables=risk_variables, risk_threshold=risk_threshold,
-                                 carry_along=carry_along), seed=seed)
+                                 carry_along=carry_along, risk=risk,
+                                 return_swapped_id=return_swapped_id), seed=seed)
