@@ -41,8 +41,8 @@ np.float64(0.0)
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from numbers import Real
 from itertools import combinations
+from numbers import Real
 from typing import Any
 
 import attrs
