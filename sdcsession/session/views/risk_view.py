@@ -62,6 +62,22 @@ class RiskSummary:
         """Mean individual risk (exact sum, rounded once: `sdcsession.risk.exact_sum`)."""
         return exact_mean(self.individual.to_numpy())
 
+    def threshold(self, max_global_risk: float = 0.01) -> float | None:
+        """The individual-risk threshold meeting the global-risk target ``max_global_risk``
+        (sdcMicro ``measure_risk``'s ``threshold``): the largest risk level t such that capping
+        every individual risk above t at t brings the global risk below the target; ``None``
+        when the file already meets it, 0.0 when no level does (see
+        `sdcsession.risk.risk_threshold`). Missing values: as the individual risk.
+
+        >>> import sdcsession as sdc, pandas as pd
+        >>> s = sdc.SdcSession(pd.DataFrame({"a": list("xxyz")}), keys=["a"])
+        >>> s.risk.threshold(max_global_risk=0.5)
+        0.5
+        """
+        from ...risk.individual import risk_threshold
+
+        return risk_threshold(self.individual.to_numpy(), max_global_risk)
+
     @property
     def expected_reidentifications(self) -> float:
         """Sum of individual risks: the expected number of re-identifications."""
