@@ -82,3 +82,9 @@ def test_unknown_step_type():
         validate_step({"type": "dropTable"})
     with pytest.raises(RecipeError):
         validate_step(["local_suppression"])
+
+
+def test_treatment_schema_classmethod():
+    from sdcsession.methods.swapping.record_swapping import RecordSwap
+
+    assert RecordSwap.schema() == treatment_schema("record_swap")
