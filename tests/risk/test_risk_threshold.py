@@ -52,3 +52,19 @@ def test_bad_input_and_session():
     assert s.risk.threshold(max_global_risk=0.3) == 0.0
     assert s.risk.threshold(max_global_risk=0.45) == 0.5  # ER 2.7 > 2.5
     assert s.risk.threshold(max_global_risk=0.6) is None  # sum 3 < 3.6
+
+
+def test_documented_alpha_divergence_figures():
+    # the example of docs/sdcmicro.md: fk = 1.5 gets the fk > 2 formula (sdcMicro: 0)
+    df = pd.DataFrame({"a": list("xxxyyy"), "b": ["u", None, "v", "w", "w", "w"],
+                       "w": [10.0, 10, 10, 20, 20, 20]})
+    s = sdc.SdcSession(df, keys=["a", "b"], weight="w", alpha=0.5)
+    f = s.risk.frequencies
+    assert f["fk"].tolist() == [1.5, 3, 1.5, 3, 3, 3]
+    assert f["Fk"].tolist() == [15, 30, 15, 60, 60, 60]
+    r = s.risk.individual.to_numpy()
+    assert r == pytest.approx([0.1 / 0.6, 0.1 / 2.1, 0.1 / 0.6] + [0.05 / 2.05] * 3)
+    assert s.risk.global_risk == pytest.approx(0.0757, abs=5e-5)
+    sdcmicro = r.copy()
+    sdcmicro[(f["fk"] > 1) & (f["fk"] < 2)] = 0.0
+    assert sdcmicro.mean() == pytest.approx(0.0201, abs=5e-5)
