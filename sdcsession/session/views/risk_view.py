@@ -110,12 +110,15 @@ class RiskSummary:
         """Distinct, entropy and recursive (c = 2) l-diversity of each sensitive variable."""
         return self._state.measure("l_diversity", c=2)
 
-    def suda2(self, dis_fraction: float = 0.01, max_size: int | None = None) -> Any:
+    def suda2(self, dis_fraction: float = 0.01, max_size: int | None = None,
+              original_scores: bool = True) -> Any:
         """SUDA2 scores, DIS-SUDA scores and contributions (`sdcsession.risk.suda2`).
 
         Computed only when called (never by display, never on every step), then cached.
+        ``original_scores=False``: the IHSN weights (sdcMicro's ``original_scores = FALSE``).
         """
-        return self._state.measure("suda2", dis_fraction=dis_fraction, max_size=max_size)
+        return self._state.measure("suda2", dis_fraction=dis_fraction, max_size=max_size,
+                                   original_scores=original_scores)
 
     @property
     def numeric(self) -> dict[str, float] | None:
@@ -375,11 +378,12 @@ def _ldiv(state: State, c: int = 2) -> pd.DataFrame | None:
 
 
 @register("suda2", "SUDA2 scores, DIS-SUDA scores and variable contributions")
-def _suda2(state: State, dis_fraction: float = 0.01, max_size: int | None = None) -> Any:
+def _suda2(state: State, dis_fraction: float = 0.01, max_size: int | None = None,
+           original_scores: bool = True) -> Any:
     from ...risk import suda2
 
     return suda2(state.data, list(state.roles.keys), dis_fraction=dis_fraction,
-                 max_size=max_size)
+                 max_size=max_size, original_scores=original_scores)
 
 
 @register("numeric_risk", "interval disclosure (dRisk) and record-linkage risk of numeric variables")
