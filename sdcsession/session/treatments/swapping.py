@@ -36,7 +36,8 @@ class SwappingMethods:
                 regmethod: str | None = None) -> Any:
         """Data shuffling keeping the ranks of a model prediction (Muralidhar & Sarathy):
         ``method="ds" | "mvn" | "mlm" | "mlm_ds"``, ``covmethod="pearson" | "spearman" | "mcd"``,
-        ``regmethod="lm" | "mm"`` (see `Shuffle`)."""
+        ``regmethod="lm" | "mm"`` (mlm, mlm_ds; with mvn the regression giving the conditional
+        mean; see `Shuffle`)."""
         return self.apply(_build("shuffle", columns=columns, by=by, method=method,
                                  covmethod=covmethod, regmethod=regmethod))
 
