@@ -103,8 +103,8 @@ def shuffle(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
 
     ``method``: ``"ds"`` (default; the normal-copula algorithm of the module docstring),
     ``"mvn"``, ``"mlm"`` or ``"mlm_ds"``; ``covmethod``: ``"pearson"`` (default),
-    ``"spearman"`` or ``"mcd"``; ``regmethod`` (``"mlm"``, ``"mlm_ds"``): ``"lm"`` (default) or
-    ``"mm"``. See `sdcsession.methods.swapping.shuffling_models` for each method's formula. Returns the
+    ``"spearman"`` or ``"mcd"``; ``regmethod`` (``"mlm"``, ``"mlm_ds"``; ``"mvn"`` when given): ``"lm"``
+    (default) or ``"mm"``. See `sdcsession.methods.swapping.shuffling_models` for each method's formula. Returns the
     new DataFrame and notes: ``changed`` per column, ``shuffled_records``,
     ``untouched_incomplete``, ``rank_correlation`` (Spearman between original and released
     values, per column).
@@ -185,8 +185,9 @@ class Shuffle(Treatment):
     """Data shuffling treatment (tag ``"shuffle"``); see `shuffle`.
 
     ``method``: ``"ds"`` | ``"mvn"`` | ``"mlm"`` | ``"mlm_ds"``; ``covmethod``: ``"pearson"`` |
-    ``"spearman"`` | ``"mcd"`` (None: pearson); ``regmethod``: ``"lm"`` | ``"mm"`` (None: lm; only
-    for the regression methods ``"mlm"`` and ``"mlm_ds"``, which need ``by``).
+    ``"spearman"`` | ``"mcd"`` (None: pearson); ``regmethod``: ``"lm"`` | ``"mm"`` (None: lm; for
+    the regression methods ``"mlm"`` and ``"mlm_ds"``, which need ``by``, and for ``"mvn"``,
+    where it gives the conditional mean).
 
     >>> Shuffle(["income"], by=["age"]).to_dict()
     {'type': 'shuffle', 'columns': ['income'], 'by': ['age'], 'method': 'ds', 'covmethod': None, 'regmethod': None}
