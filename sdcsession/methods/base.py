@@ -187,14 +187,6 @@ class Treatment:
         Recipes use `to_dict`."""
         return _whole(to_jsonable(attrs.asdict(self, recurse=False)))
 
-    @classmethod
-    def schema(cls) -> dict[str, Any]:
-        """The JSON Schema description of this treatment's parameters (see
-        `sdcsession.methods.schema.treatment_schema`)."""
-        from .schema import treatment_schema
-
-        return treatment_schema(cls.type)
-
     def to_dict(self) -> dict[str, Any]:
         """``{"type": tag, **parameters}`` as JSON data, every parameter encoded losslessly with
         `encode_value`; inverse of `from_dict`."""

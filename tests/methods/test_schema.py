@@ -83,8 +83,3 @@ def test_unknown_step_type():
     with pytest.raises(RecipeError):
         validate_step(["local_suppression"])
 
-
-def test_treatment_schema_classmethod():
-    from sdcsession.methods.swapping.record_swapping import RecordSwap
-
-    assert RecordSwap.schema() == treatment_schema("record_swap")
