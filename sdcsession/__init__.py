@@ -60,6 +60,7 @@ __all__ = [
     "Hierarchy",
 
     "Sweep",
+    "val_table",
 ]
 
 
@@ -153,7 +154,8 @@ _MOVED = {
 #: subpackages and names imported on first use (PEP 562), so that ``import sdcsession`` stays light
 _LAZY = {"datasets": None, "io": None, "methods": None, "privacy": None, "risk": None,
          "utility": None, "tables": None, "read_data": "io", "write_data": "io",
-         "Treatment": "methods.base", "Hierarchy": "utility.hierarchy"}
+         "Treatment": "methods.base", "Hierarchy": "utility.hierarchy",
+         "val_table": "session.sweeps.val_table"}
 
 
 def __getattr__(name: str) -> object:
