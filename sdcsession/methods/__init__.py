@@ -37,7 +37,7 @@ __all__ = [
     "LocalRecode",
 ]
 
-__all__ += ["RecordSwap"]
+__all__ += ["RecordSwap", "record_swap"]
 
 #: public name -> the module that defines it (imported on first use, PEP 562), so that importing
 #: this package stays light
@@ -66,6 +66,7 @@ _LAZY = {
     'RankSwap': '.swapping.rank_swapping',
     'Shuffle': '.swapping.shuffling',
     'RecordSwap': '.swapping.record_swapping',
+    'record_swap': '.swapping.record_swapping',
 }
 
 
