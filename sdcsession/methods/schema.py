@@ -273,7 +273,7 @@ def validate_step(step: Any) -> list[str]:
 
     Missing values: ``null`` is accepted where the parameter's default is ``None``.
 
-    >>> validate_step({"type": "pram", "pd": 1.5})
+    >>> validate_step({"type": "pram", "columns": ["x"], "pd": 1.5})
     ['pd: 1.5 violates maximum 1']
     """
     if not isinstance(step, Mapping) or not isinstance(step.get("type"), str):

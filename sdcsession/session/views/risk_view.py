@@ -71,7 +71,7 @@ class RiskSummary:
 
         >>> import sdcsession as sdc, pandas as pd
         >>> s = sdc.SdcSession(pd.DataFrame({"a": list("xxyz")}), keys=["a"])
-        >>> s.risk.threshold(max_global_risk=0.5)
+        >>> s.risk.threshold(max_global_risk=0.6)
         0.5
         """
         from ...risk.individual import risk_threshold
