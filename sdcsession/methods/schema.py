@@ -67,6 +67,11 @@ def _json_type(annotation: str) -> dict[str, Any]:
         return dict(_SCALARS[a])
     if a == "tuple[str, ...]":
         return {"anyOf": [dict(s) for s in _NAMES["anyOf"]]}
+    if a == "tuple[tuple[str, ...], ...]":  # one name, one list of names, or a list of lists
+        return {"anyOf": [{"type": "string"},
+                          {"type": "array", "items": {"anyOf": [
+                              {"type": "string"},
+                              {"type": "array", "items": {"type": "string"}}]}}]}
     m = re.fullmatch(r"tuple\[(.*)\]", a)
     if m:
         inner = _split_top(m.group(1), ",")

@@ -50,6 +50,7 @@ def test_types_defaults_ranges_and_choices():
     {"type": "record_swap", "hierarchy": ["a", "b"], "similar": [["hs"]], "swaprate": 0.1,
      "risk": ["r1", "r2"], "return_swapped_id": True},
     {"type": "pram", "columns": ["x"], "pd": 0.9},
+    {"type": "record_swap", "hierarchy": "reg", "similar": "hs"},
 ])
 def test_recipe_steps_validate_against_their_schema(step):
     schema = treatment_schema(step["type"])["parameters"]
