@@ -67,6 +67,7 @@ __all__ = [
     "contracts",
 
     "Sweep",
+    "val_table",
 ]
 
 
@@ -161,7 +162,7 @@ _MOVED = {
 _LAZY = {"datasets": None, "io": None, "methods": None, "privacy": None, "risk": None,
          "utility": None, "tables": None, "read_data": "io", "write_data": "io",
          "Treatment": "methods.base", "Hierarchy": "utility.hierarchy",
-         "contracts": "utility.contracts"}
+         "contracts": "utility.contracts", "val_table": "session.sweeps.val_table"}
 
 
 def __getattr__(name: str) -> object:

@@ -89,6 +89,8 @@ def _specs() -> dict[str, tuple[Any, list[str], dict[str, Any]]]:
             "fk": pd.Series([1, 2, 2]), "Fk": [1.0, 4.0, 4.0], "method": "approx",
             "warn": True}),
         "global_risk": (risk.global_risk, ["risk"], {"risk": [0.5, 0.2]}),
+        "risk_threshold": (risk.risk_threshold, ["risk"], {"risk": [0.5, 0.2],
+                                                           "max_global_risk": 0.1}),
         "expected_reidentifications": (risk.expected_reidentifications, ["risk"],
                                        {"risk": pd.Series([0.5, 0.2])}),
         "household_risk": (risk.household_risk, ["df", "keys"], {

@@ -160,6 +160,7 @@ RISK: dict[str, Callable] = {
     "individual_risk": key_equivalent(lambda d: r.individual_risk(d, ["a", "k"], weight="w")),
     "individual_risk_from_freq": _refused(r.individual_risk_from_freq, [1.0, NAN], [2.0, 3.0]),
     "global_risk": _refused(r.global_risk, [0.5, NAN]),
+    "risk_threshold": _refused(r.risk_threshold, [0.5, NAN]),
     "expected_reidentifications": _refused(r.expected_reidentifications, [0.5, NAN]),
     "household_risk": key_equivalent(
         lambda d: r.household_risk(d, ["a", "k"], weight="w", household="h")),
@@ -410,6 +411,11 @@ UTILITY: dict[str, Callable] = {
     "entropy": _entropy,
     "ebil": _ebil,
     "il1s": _il1s,
+    # a value missing only after masking is a suppression; one missing before is not
+    "utility_score": lambda o, m: same(
+        u.utility_score(o, m, keys=["z", "k"]).suppression_rate,
+        max(0, int(m[["z", "k"]].isna().sum().sum()) - int(o[["z", "k"]].isna().sum().sum()))
+        / (2 * len(o))),
     "il1s_sdcmicro": _il1s,
     "il1": _il1,
     "discrepancy_table": _discrepancy,

@@ -18,6 +18,10 @@ __all__ = [
     "Recode",
     "RemoveColumns",
     "NewIds",
+    "generate_strata",
+    "tool_schemas",
+    "treatment_schema",
+    "validate_step",
     "GlobalRecode",
     "GroupCategories",
     "TopBottomCode",
@@ -34,7 +38,7 @@ __all__ = [
     "LocalRecode",
 ]
 
-__all__ += ["RecordSwap"]
+__all__ += ["RecordSwap", "record_swap"]
 
 #: public name -> the module that defines it (imported on first use, PEP 562), so that importing
 #: this package stays light
@@ -45,6 +49,10 @@ _LAZY = {
     'Recode': '.basic',
     'RemoveColumns': '.basic',
     'NewIds': '.basic',
+    'generate_strata': '.basic',
+    'tool_schemas': '.schema',
+    'treatment_schema': '.schema',
+    'validate_step': '.schema',
     'MicroaggregationGower': '.microaggregation.gower',
     'Microaggregation': '.microaggregation.treatment',
     'AddNoise': '.noise.addition',
@@ -61,6 +69,7 @@ _LAZY = {
     'RankSwap': '.swapping.rank_swapping',
     'Shuffle': '.swapping.shuffling',
     'RecordSwap': '.swapping.record_swapping',
+    'record_swap': '.swapping.record_swapping',
 }
 
 

@@ -53,6 +53,7 @@ __all__ = [
     "individual_risk_from_freq",
     "global_risk",
     "expected_reidentifications",
+    "risk_threshold",
 ]
 
 _METHODS = ("approx", "exact")
@@ -248,3 +249,48 @@ def expected_reidentifications(risk: pd.Series | np.ndarray) -> float:
     2.0
     """
     return exact_sum(_as_risk(risk))
+
+
+def risk_threshold(risk: pd.Series | np.ndarray, max_global_risk: float = 0.01) -> float | None:
+    """The individual-risk threshold that meets a global-risk target (sdcMicro ``measure_risk``'s
+    ``threshold``, from μ-ARGUS's individual risk model).
+
+    With n records and the target G = ``max_global_risk``, the expected re-identifications may
+    be at most ER = G · n. Capping every risk above a level t at t gives
+    ``E(t) = Σ_{r_i ≤ t} r_i + t · #{r_i > t}``, which grows with t. The threshold is the largest
+    observed risk value t, below the largest risk, with ``E(t) < ER``: records with a risk above
+    it must be protected until their risk is at most t. ``None`` when the file already meets the
+    target (Σ r_i < ER; sdcMicro reports ``NA``), and 0.0 when no observed value is low enough
+    (sdcMicro's value: every record with a positive risk must be protected).
+
+    Missing values: refused (MeasureError), as `global_risk`.
+
+    Reference: Franconi & Polettini (2004), Individual risk estimation in μ-ARGUS: a review,
+    PSD 2004, LNCS 3050 (the threshold on the individual risk for a global-risk target);
+    sdcMicro ``measure_risk`` (``max_global_risk``, ``global$threshold``).
+
+    Example
+    -------
+    >>> r = [1.0, 1.0, 0.5, 0.5, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1]
+    >>> risk_threshold(r, 0.2)   # E(0.1) = 0.6 + 0.1·4 = 1.0 < 2; E(0.5) = 1.6 + 0.5·2 = 2.6
+    0.1
+    >>> risk_threshold(r, 0.5) is None   # Σ r = 3.6 < 5
+    True
+    """
+    if isinstance(max_global_risk, bool) or not isinstance(max_global_risk, (int, float)) or \
+            not 0 < max_global_risk < 1:
+        raise ParameterError(f"max_global_risk: expected a number in (0, 1), got "
+                             f"{max_global_risk!r:.40}")
+    r = np.sort(_as_risk(risk))
+    n = r.size
+    er = max_global_risk * n
+    if exact_sum(r) < er:
+        return None
+    values = np.unique(r)[:-1][::-1]  # distinct values below the largest, high to low
+    if values.size == 0:
+        return 0.0
+    upto = np.searchsorted(r, values, side="right")
+    below = np.concatenate([[0.0], np.cumsum(r)])[upto]
+    total = below + values * (n - upto)
+    ok = np.flatnonzero(total < er)
+    return float(values[ok[0]]) if ok.size else 0.0

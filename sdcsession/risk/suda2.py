@@ -242,6 +242,7 @@ def suda2(
     dis_fraction: float = 0.01,
     max_size: int | None = None,
     progress: bool | None = None,
+    original_scores: bool = True,
 ) -> Suda2Result:
     """SUDA2: minimal sample uniques (MSUs), SUDA and DIS-SUDA scores, attribute contributions.
 
@@ -261,6 +262,10 @@ def suda2(
     uniques"; sdcMicro ``suda2(original_scores=TRUE)``): an MSU of size ``k`` scores
     ``(m - k)! = prod_{j=k}^{m-1} (m - j)`` and a record's SUDA score is the sum over its MSUs.
     With ``max_size < m`` only MSUs up to that size are found and scored (weights still use ``m``).
+    ``original_scores=False`` uses the weights of the original IHSN SUDA2 program instead
+    (sdcMicro's ``original_scores = FALSE``): an MSU of size ``k`` scores
+    ``(2^(m-k) - 1) / C(m, k)`` (so an MSU of all ``m`` keys scores 0); contributions and DIS-SUDA
+    then use these scores.
 
     Attribute contributions (sdcMicro's ``attribute_contributions``): the score of each MSU is
     credited to every variable in it; ``contribution_v = 100 * sum_i sum_{MSU of i containing v}
@@ -300,6 +305,9 @@ def suda2(
         Sampling fraction ``pi`` for the DIS estimate, ``0 < pi <= 1`` (sdcMicro ``DisFraction``).
     max_size : int or None
         Largest MSU size searched (default: all ``m`` keys, as sdcMicro).
+    original_scores : bool
+        ``True`` (default): Elliot et al.'s weights ``(m - k)!``; ``False``: the IHSN weights
+        ``(2^(m-k) - 1) / C(m, k)`` (see above).
     progress : bool or None
         Progress bar over the subsets of keys searched (None: automatic — on in terminals and
         notebooks, off in CI and redirected output; see `sdcsession.progress`).
@@ -350,6 +358,7 @@ def suda2(
     size = _check_max_size(max_size, m)
     if progress is not None:
         check_flag(progress, "progress")
+    check_flag(original_scores, "original_scores")
     n = len(df)
 
     codes, cards = encode_keys(df, keys)
@@ -373,7 +382,10 @@ def suda2(
     first[full[::-1]] = np.arange(n - 1, -1, -1)
     rep = first[cell_size >= 2]
 
-    weights = np.array([float(math.factorial(m - k)) for k in range(1, m + 1)])
+    if original_scores:
+        weights = np.array([float(math.factorial(m - k)) for k in range(1, m + 1)])
+    else:
+        weights = np.array([(2.0 ** (m - k) - 1) / math.comb(m, k) for k in range(1, m + 1)])
     c = cand.size
     counts = np.zeros((c, size), dtype=np.int64)
     contrib = np.zeros((m, c), dtype=np.float64)  # per key, per candidate

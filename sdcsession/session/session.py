@@ -41,6 +41,7 @@ from .state import State
 from .sweeps.grid import register_session_class
 from .sweeps.grid import sweep as _sweep
 from .treatments import TreatmentMethods
+from .treatments.swapping import session_options
 from .views import attack_view as _attack_view  # noqa: F401  (registers measures)
 from .views import risk_view as _risk_view  # noqa: F401  (registers measures)
 from .views import utility_view as _utility_view  # noqa: F401  (registers measures)
@@ -76,6 +77,7 @@ class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin, ProjectMixin)
     seed : the session seed; each step's generator is seeded from (seed, depth). ``None`` draws one
         from the operating system (recorded in `seed`).
     name : the scenario's name (shown by compare and reports).
+    options : defaults of `record_swap`'s parameters (sdcMicro's createSdcObj options).
 
     Example
     -------
@@ -103,10 +105,11 @@ class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin, ProjectMixin)
                  identifiers: Iterable[str] | str | None = None,
                  linked: Mapping[str, Iterable[str] | str] | None = None,
                  alpha: float = 1.0, k: int = 3, seed: int | None = None,
-                 name: str = "main") -> None:
+                 name: str = "main", options: Mapping[str, Any] | None = None) -> None:
         if not isinstance(data, pd.DataFrame) and not is_dask_frame(data):
             raise RoleError(f"data: expected a pandas DataFrame (or a Dask DataFrame), got "
                             f"{type(data).__name__}")
+        opts = session_options(options)
         roles = Roles(keys=keys, numeric=numeric, weight=weight, household=household,
                       strata=strata, sensitive=sensitive, pram=pram, identifiers=identifiers,
                       linked=linked)
@@ -115,10 +118,12 @@ class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin, ProjectMixin)
 
             data = validate_roles(roles, data)
             self._init(data, roles, seed, name, alpha=alpha, k=k)
+            self._tree.options = opts  # type: ignore[attr-defined]
             return
         roles.validate(data)
         self._init(data.copy(deep=True), roles, seed, name, alpha=alpha, k=k,
                    source=data.attrs.get("source") if isinstance(data.attrs, dict) else None)
+        self._tree.options = opts  # type: ignore[attr-defined]
 
     def _init(self, original: pd.DataFrame, roles: Roles, seed: int | None, name: str, *,
               alpha: float = 1.0, k: int = 3, source: Any = None) -> None:

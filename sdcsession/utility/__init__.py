@@ -32,6 +32,8 @@ __all__ = [
     # generalisation
     "generalisation_counts", "equivalence_class_sizes", "c_avg", "discernibility", "Hierarchy",
     "loss_metric", "LossMetric",
+    # combined score
+    "utility_score", "UtilityScore",
 ]
 
 # Modules written separately (benchmark indicators, global data utility model, regression): their
@@ -106,6 +108,8 @@ _LAZY = {
     'info_loss': '.info_loss',
     'ModelUtility': '.ml',
     'model_utility': '.ml',
+    'UtilityScore': '.score',
+    'utility_score': '.score',
 }
 
 

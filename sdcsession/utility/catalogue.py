@@ -153,6 +153,12 @@ def _robust_eigen(original, masked, **params):
     return con.eigen_difference(original, masked, robust=True, **params)
 
 
+def _utility_score(original, masked, **params):
+    from .score import utility_score
+
+    return utility_score(original, masked, **params)
+
+
 def _ctbil_norm(original, masked, **params):
     return cat.ctbil(original, masked, normalise=True, **params)
 
@@ -241,6 +247,9 @@ _ENTRIES = [
     ("discernibility", _masked_only(gen.discernibility),
      "discernibility metric DM = n S + sum |EQ|^2",
      "generalisation", False, _CAT, "higher = more loss", "float"),
+    ("utility_score", _utility_score,
+     "sdcMicro 5.8.1's combined score: weighted suppression rate, category loss and IL1s",
+     "combined", True, _ANY, "higher = more loss", "UtilityScore"),
     ("loss_metric", gen.loss_metric,
      "Iyengar's loss metric LM with value hierarchies, per attribute and total",
      "generalisation", False, _ANY, "higher = more loss", "LossMetric"),

@@ -40,8 +40,9 @@ np.float64(0.0)
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from itertools import combinations
+from numbers import Real
 from typing import Any
 
 import attrs
@@ -155,27 +156,95 @@ def metric_values(name: str, o: np.ndarray, s: np.ndarray) -> np.ndarray:
     return np.abs(np.sqrt(o) - np.sqrt(s))
 
 
-def _distribution(x: np.ndarray) -> pd.Series:
-    """Quantiles at `PROBS` (type 7) with the mean inserted before the median."""
-    q = np.quantile(x, PROBS) if x.size else np.full(len(PROBS), np.nan)
-    names = ["Min" if p == 0 else "Median" if p == 0.5 else "Max" if p == 1 else f"{p * 100:g}%"
-             for p in PROBS]
-    at = PROBS.index(0.5)
+def _prob_name(p: float) -> str:
+    return "Min" if p == 0 else "Median" if p == 0.5 else "Max" if p == 1 else f"{p * 100:.7g}%"
+
+
+def _distribution(x: np.ndarray, probs: tuple[float, ...] = PROBS) -> pd.Series:
+    """Quantiles at ``probs`` (type 7) with the mean inserted after the last prob below 0.5
+    (first when there is none)."""
+    q = np.quantile(x, probs) if x.size else np.full(len(probs), np.nan)
+    names = [_prob_name(p) for p in probs]
+    below = [i for i, p in enumerate(probs) if p < 0.5]
+    at = below[-1] + 1 if below else 0
     values = [*q[:at], float(x.mean()) if x.size else np.nan, *q[at:]]
     return pd.Series(values, index=[*names[:at], "Mean", *names[at:]], dtype=float)
 
 
-def _cumulative(name: str, x: np.ndarray) -> pd.DataFrame:
-    if name == "abs":
+def _cumulative(x: np.ndarray, bounds: tuple[float, ...] | None = QUANTVALS) -> pd.DataFrame:
+    """Cumulative counts: over the distinct values (``bounds=None``), else over the groups
+    [b_0, b_1], (b_1, b_2], … labelled by their cumulative range ``[b_0,b_i]``; values outside
+    [b_0, b_last] are in no group (sdcMicro's ``cut(include.lowest = TRUE)``)."""
+    if bounds is None:
         vals, cnt = np.unique(x, return_counts=True)
         cats = [f"{v:g}" for v in vals]
     else:
-        bounds = np.asarray(QUANTVALS)
-        group = np.clip(np.searchsorted(bounds, x, side="left") - 1, 0, len(bounds) - 2)
-        cnt = np.bincount(group, minlength=len(bounds) - 1)
-        cats = [f"[0,{b:g}]" for b in bounds[1:]]
+        b = np.asarray(bounds, dtype=np.float64)
+        inside = (x >= b[0]) & (x <= b[-1])
+        group = np.clip(np.searchsorted(b, x[inside], side="left") - 1, 0, len(b) - 2)
+        cnt = np.bincount(group, minlength=len(b) - 1)
+        cats = [f"[{b[0]:g},{v:g}]" for v in b[1:]]
     c = np.cumsum(cnt)
     return pd.DataFrame({"cat": cats, "cnt": c, "pct": c / max(x.size, 1)})
+
+
+def _probs(probs: Any) -> tuple[float, ...]:
+    items = [probs] if isinstance(probs, Real) else probs
+    if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+        raise ParameterError(f"info_loss: probs must be a list of numbers in [0, 1], got "
+                             f"{probs!r:.60}")
+    out = list(items)
+    if not out or len(out) > 1000 or any(
+            isinstance(p, bool) or not isinstance(p, Real) or not 0 <= p <= 1 for p in out):
+        raise ParameterError(f"info_loss: probs must be a list of numbers in [0, 1], got "
+                             f"{probs!r:.60}")
+    return tuple(float(p) for p in out)
+
+
+def _quantvals(quantvals: Any) -> tuple[float, ...]:
+    if isinstance(quantvals, (str, bytes)) or not isinstance(quantvals, Iterable):
+        raise ParameterError(f"info_loss: quantvals must be a list of 2 or more increasing "
+                             f"numbers, got {quantvals!r:.60}")
+    out = list(quantvals)
+    if len(out) < 2 or len(out) > 1000 or any(
+            isinstance(v, bool) or not isinstance(v, Real) or np.isnan(v) for v in out) or \
+            any(b <= a for a, b in zip(out, out[1:])):
+        raise ParameterError(f"info_loss: quantvals must be a list of 2 or more increasing "
+                             f"numbers, got {quantvals!r:.60}")
+    return tuple(float(v) for v in out)
+
+
+def _custom(custom_metric: Any, taken: set[Hashable]) -> dict[str, Callable[..., Any]]:
+    """Custom metrics as name -> function, each tried on (1..10, 10..1) as sdcMicro does."""
+    if custom_metric is None:
+        return {}
+    if callable(custom_metric):
+        funcs = {"custom_1": custom_metric}
+    elif isinstance(custom_metric, Mapping):
+        funcs = dict(custom_metric)
+    elif isinstance(custom_metric, (list, tuple)):
+        funcs = {f"custom_{i + 1}": f for i, f in enumerate(custom_metric)}
+    else:
+        raise ParameterError("info_loss: custom_metric must be a function f(o, s), a list of "
+                             "them or a dict name -> function")
+    if not funcs or len(funcs) > 100:
+        raise ParameterError("info_loss: custom_metric must hold 1 to 100 functions")
+    x, y = np.arange(1.0, 11.0), np.arange(10.0, 0.0, -1.0)
+    for name, f in funcs.items():
+        if not isinstance(name, str) or not name or name in taken:
+            raise ParameterError(f"info_loss: custom_metric name {name!r} is empty or clashes "
+                                 f"with a metric or result column ({sorted(map(str, taken))})")
+        if not callable(f):
+            raise ParameterError(f"info_loss: custom_metric[{name!r}] is not a function")
+        try:
+            out = np.asarray(f(x, y), dtype=np.float64)
+        except Exception as e:  # noqa: BLE001 - any failure of user code is reported by name
+            raise ParameterError(f"info_loss: custom_metric[{name!r}] raised {type(e).__name__} "
+                                 f"when called with (1..10, 10..1): {e}") from None
+        if out.shape != x.shape:
+            raise ParameterError(f"info_loss: custom_metric[{name!r}] must return one number "
+                                 f"per cell (an array as long as its inputs)")
+    return funcs
 
 
 def _count_table(cols: list[Hashable], encs: list[Any], n_o: int, n_s: int) -> pd.DataFrame:
@@ -211,7 +280,12 @@ def _count_table(cols: list[Hashable], encs: list[Any], n_o: int, n_s: int) -> p
 def info_loss(original: pd.DataFrame, swapped: pd.DataFrame,
               tables: Sequence[Sequence[Hashable]],
               metric: Sequence[str] | str = METRICS, *, household: Hashable | None = None,
-              margins: bool = True) -> InfoLoss:
+              margins: bool = True,
+              custom_metric: Callable[..., Any] | Mapping[str, Callable[..., Any]]
+              | Sequence[Callable[..., Any]] | None = None,
+              probs: Sequence[float] = PROBS, quantvals: Sequence[float] = QUANTVALS,
+              apply_quantvals: Sequence[str] | str = ("rel_abs", "abs_sqrt"),
+              exclude_zeros: bool = False) -> InfoLoss:
     """Change of frequency tables between ``original`` and ``swapped`` (sdcMicro ``infoLoss``).
 
     Missing values: a missing value is a category of its own in the frequency tables.
@@ -225,7 +299,22 @@ def info_loss(original: pd.DataFrame, swapped: pd.DataFrame,
     household : a household id column: count households (first record of each) instead of
         records.
     margins : also compare the cells of every margin of each table (sdcMicro's default); with
-        ``False`` only the inner cells.
+        ``False`` only the inner cells (sdcMicro's ``only_inner_cells = TRUE``).
+    custom_metric : further metrics (sdcMicro's ``custom_metric``): a Python function
+        ``f(o, s)`` of the two arrays of cell counts returning one number per cell, a list of
+        them (named ``custom_1``, …) or a dict name -> function. Each is tried once on
+        (1, …, 10) and (10, …, 1) and a failure is a `ParameterError` naming it. Its values are
+        summarised like the built-in metrics.
+    probs : the quantiles reported in ``measures`` (numbers in [0, 1]; default 0, 0.1, …, 0.9,
+        0.95, 0.99, 1); rows are named ``Min`` (0), ``Median`` (0.5), ``Max`` (1) and ``p%``
+        otherwise, with ``Mean`` after the last prob below 0.5.
+    quantvals : the increasing group bounds b_0 < … < b_k of the cumulative distributions of the
+        metrics in ``apply_quantvals``: groups [b_0, b_1], (b_1, b_2], …, labelled cumulatively
+        ``[b_0,b_i]``; values outside [b_0, b_k] fall in no group (``pct`` still divides by all
+        cells).
+    apply_quantvals : the metrics (built-in or custom names) whose cumulative distribution is
+        grouped by ``quantvals``; the others are cumulated over their distinct values.
+    exclude_zeros : leave out the cells whose swapped count is 0 (then ``false_zero`` is 0).
 
     Returns
     -------
@@ -246,8 +335,19 @@ def info_loss(original: pd.DataFrame, swapped: pd.DataFrame,
     check_frame(swapped, "swapped", "info_loss")
     specs = _tables(tables)
     names = _metrics(metric)
-    if not isinstance(margins, (bool, np.bool_)):
-        raise ParameterError(f"info_loss: margins must be True or False, got {margins!r:.40}")
+    for flag, value in (("margins", margins), ("exclude_zeros", exclude_zeros)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise ParameterError(f"info_loss: {flag} must be True or False, got {value!r:.40}")
+    probs_t = _probs(probs)
+    bounds = _quantvals(quantvals)
+    custom = _custom(custom_metric, {*_RESERVED, *(c for t in specs for c in t)})
+    grouped = (apply_quantvals,) if isinstance(apply_quantvals, str) else apply_quantvals
+    if not isinstance(grouped, (list, tuple)) or not all(
+            isinstance(m, str) and (m in METRICS or m in custom) for m in grouped):
+        raise ParameterError(f"info_loss: apply_quantvals must list names of metrics (built-in "
+                             f"{list(METRICS)} or custom {list(custom)}), got "
+                             f"{apply_quantvals!r:.60}")
+    all_names = (*names, *custom)
     needed = list(dict.fromkeys(c for t in specs for c in t))
     if household is not None:
         needed.append(household)
@@ -265,22 +365,36 @@ def info_loss(original: pd.DataFrame, swapped: pd.DataFrame,
         cells = _count_table(cols, encs, len(original), len(swapped))
         if not margins:
             cells = cells[cells["variables"].map(len) == len(cols)].reset_index(drop=True)
+        if exclude_zeros:
+            cells = cells[cells["count_s"] != 0].reset_index(drop=True)
         o = cells["count_o"].to_numpy(dtype=np.float64)
         s = cells["count_s"].to_numpy(dtype=np.float64)
         for m in names:
             cells[m] = metric_values(m, o, s)
+        for m, f in custom.items():
+            try:
+                v = np.asarray(f(o.copy(), s.copy()), dtype=np.float64)
+            except Exception as e:  # noqa: BLE001 - user code
+                raise ParameterError(f"info_loss: custom_metric[{m!r}] raised "
+                                     f"{type(e).__name__}: {e}") from None
+            if v.shape != o.shape:
+                raise ParameterError(f"info_loss: custom_metric[{m!r}] must return one number "
+                                     "per cell")
+            cells[m] = v
         inner = (cells["variables"].map(len) == len(cols)).to_numpy()
         hd = float(np.sqrt(0.5 * np.sum((np.sqrt(o[inner]) - np.sqrt(s[inner])) ** 2)))
         noise, cnt = np.unique((o - s).astype(np.int64), return_counts=True)
         t = TableLoss(
             columns=tuple(cols), cells=cells,
-            measures=pd.DataFrame({m: _distribution(cells[m].to_numpy()) for m in names}),
-            cumulative={m: _cumulative(m, cells[m].to_numpy()) for m in names},
+            measures=pd.DataFrame({m: _distribution(cells[m].to_numpy(), probs_t)
+                                   for m in all_names}),
+            cumulative={m: _cumulative(cells[m].to_numpy(), bounds if m in grouped else None)
+                        for m in all_names},
             overview=pd.DataFrame({"noise": noise, "cnt": cnt, "pct": cnt / max(len(o), 1)}),
             false_zero=int(((o > 0) & (s == 0)).sum()),
             false_nonzero=int(((o == 0) & (s > 0)).sum()), hellinger=hd)
         results.append(t)
         rows.append({"table": " × ".join(map(str, cols)), "cells": len(cells), "hellinger": hd,
                      "false_zero": t.false_zero, "false_nonzero": t.false_nonzero,
-                     **{f"mean_{m}": float(cells[m].mean()) for m in names}})
+                     **{f"mean_{m}": float(cells[m].mean()) for m in all_names}})
     return InfoLoss(tables=tuple(results), summary=pd.DataFrame(rows))

@@ -257,7 +257,7 @@ def test_treatment_round_trip():
 
 
 BAD = [
-    ({"swaprate": 0}, ParameterError, "swaprate"),
+    ({"swaprate": -0.1}, ParameterError, "swaprate"),
     ({"swaprate": 1.5}, ParameterError, "swaprate"),
     ({"swaprate": "0.1"}, ParameterError, "swaprate"),
     ({"k_anonymity": -1}, ParameterError, "k_anonymity"),

@@ -25,6 +25,7 @@ def df() -> pd.DataFrame:
 
 ALL = [("ds", None, None), ("ds", "spearman", None), ("ds", "mcd", None),
        ("mvn", None, None), ("mvn", "spearman", None), ("mvn", "mcd", None),
+       ("mvn", "mcd", "mm"), ("mvn", None, "lm"),
        ("mlm", None, None), ("mlm", None, "mm"),
        ("mlm_ds", None, None), ("mlm_ds", "mcd", "mm"), ("mlm_ds", "spearman", "lm")]
 
@@ -72,6 +73,19 @@ def test_mvn_with_pearson_equals_regression_plus_residual_noise(df):
     pd.testing.assert_frame_equal(a, b, check_exact=True)
 
 
+def test_mvn_regmethod_lm_with_pearson_is_the_conditional_mean(df):
+    """OLS fitted values equal x̄ + (S − s̄) Σ_SS⁻¹ Σ_SX with the sample covariance: regmethod
+    'lm' changes nothing (same draws); 'mm' gives another (robust) conditional mean."""
+    a, _ = shuffle(df, ["x1", "x2"], by=["s1", "s2"], method="mvn", rng=np.random.default_rng(4))
+    b, notes = shuffle(df, ["x1", "x2"], by=["s1", "s2"], method="mvn", regmethod="lm",
+                       rng=np.random.default_rng(4))
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+    assert notes["regmethod"] == "lm"
+    c, notes = shuffle(df, ["x1", "x2"], by=["s1", "s2"], method="mvn", covmethod="mcd",
+                       regmethod="mm", rng=np.random.default_rng(4))
+    assert notes["regmethod"] == "mm" and not c.equals(a)
+
+
 def test_estimators_hand_computed():
     x = np.array([[1.0, 3.0], [2.0, 1.0], [3.0, 4.0], [4.0, 2.0]])
     rho = 0.0  # ranks (1,2,3,4) vs (3,1,4,2): Spearman 0.0
@@ -111,7 +125,7 @@ def test_session_replay_and_treatment(df):
     ({"method": "gadp"}, r"method: expected one of \['ds', 'mvn', 'mlm', 'mlm_ds'\]"),
     ({"covmethod": "kendall"}, r"covmethod: expected one of \['pearson', 'spearman', 'mcd'\]"),
     ({"method": "mlm_ds", "regmethod": "MM"}, r"regmethod: expected one of \['lm', 'mm'\]"),
-    ({"regmethod": "mm"}, "regmethod: applies to methods 'mlm' and 'mlm_ds' only"),
+    ({"regmethod": "mm"}, "regmethod: applies to methods 'mvn', 'mlm' and 'mlm_ds' only"),
     ({"method": "mlm", "covmethod": "pearson"}, "covmethod does not apply"),
     ({"method": "mlm", "by": []}, "give at least one 'by' column"),
     ({"method": None}, "method: expected one of"),

@@ -39,6 +39,7 @@ PARAMS = {
     "ebil": {"column": "k2", "transition": pd.DataFrame([[0.9, 0.1], [0.1, 0.9]],
                                                          index=["u", "v"], columns=["u", "v"])},
     "il1s": {"columns": ["x", "y", "z"]},
+    "utility_score": {"keys": ["k1", "k2"], "numeric": ["x", "y", "z"]},
     "il1s_sdcmicro": {"columns": ["x", "y", "z"]},
     "il1": {"columns": ["x", "y", "z"]},
     "discrepancy_table": {"columns": ["x", "y", "z"]},

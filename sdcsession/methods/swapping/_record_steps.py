@@ -88,8 +88,14 @@ def swap_households(data: pd.DataFrame, *, household: str, hierarchy: tuple[str,
                     profiles: tuple[tuple[str, ...], ...], swaprate: float, k: int,
                     risk_variables: tuple[str, ...], threshold: float | None,
                     keys: tuple[str, ...], weight: str | None, carry_along: tuple[str, ...],
-                    rng: np.random.Generator) -> tuple[pd.DataFrame, dict[str, Any], np.ndarray]:
-    """Targeted record swapping on checked parameters; see `record_swapping.record_swap`."""
+                    rng: np.random.Generator, risk: np.ndarray | None = None,
+                    swapped_id: str | None = None
+                    ) -> tuple[pd.DataFrame, dict[str, Any], np.ndarray]:
+    """Targeted record swapping on checked parameters; see `record_swapping.record_swap`.
+
+    ``risk``: a checked (records x levels) array of risks (then ``threshold`` is compared with
+    it, not with the household risk); ``swapped_id``: name of a column added with the partner's
+    household id (the own id when not swapped)."""
     m = len(hierarchy)
     h, first, n_h = household_index(data[household])
     # 1. household-level codes and constancy; the areas of a level are the paths of levels
@@ -106,7 +112,24 @@ def swap_households(data: pd.DataFrame, *, household: str, hierarchy: tuple[str,
     # 2. risk
     start = np.full(n_h, -1, dtype=np.int64)
     sample_weight = np.ones(n_h)
-    if risk_variables and n_h:
+    eligible = np.ones(n_h, dtype=bool)
+    if risk is not None and n_h:
+        # user risk: a household's risk is its members' largest, per level; at risk at the
+        # coarsest level whose risk exceeds the threshold; drawn with probability ∝ its risk at
+        # the finest level, never when that risk is 0
+        hr_lev = np.zeros((n_h, m))
+        np.maximum.at(hr_lev, h, risk)
+        notes["risk_raised_households"] = int(
+            np.unique(h[(hr_lev[h] != risk).any(axis=1)]).size)
+        # sdcMicro's default threshold: 1 / k_anonymity, or 2 when k_anonymity is 0
+        thr = threshold if threshold is not None else (1.0 / k if k > 0 else 2.0)
+        over = hr_lev > thr
+        start = np.where(over.any(axis=1), over.argmax(axis=1), -1)
+        sample_weight = hr_lev[:, m - 1].copy()
+        eligible = sample_weight > 0
+        sample_weight[~eligible] = 1.0
+        threshold = None
+    elif risk_variables and n_h:
         risk_code = combine_codes([codes_of(data, c, "risk_variables") for c in risk_variables])
         start, min_count = k_anonymity_flags(geo, risk_code, h, n_h, k)
         del risk_code
@@ -123,7 +146,7 @@ def swap_households(data: pd.DataFrame, *, household: str, hierarchy: tuple[str,
     finest, n_fine = geo[m - 1], n_areas[m - 1]
     quota = quotas(finest, n_fine, swaprate, rng)
     need = np.clip(quota - np.bincount(finest[risky], minlength=n_fine), 0, None)
-    drawn = draw_random(finest, ~risky, need, sample_weight, rng)
+    drawn = draw_random(finest, ~risky & eligible, need, sample_weight, rng)
 
     # 4. donors: households at risk first, then those drawn, from the households not selected;
     # then the selected households still without donor among themselves (random halves)
@@ -146,7 +169,7 @@ def swap_households(data: pd.DataFrame, *, household: str, hierarchy: tuple[str,
         deficit = target - int((match.partner >= 0).sum())
         if deficit <= 0:
             break
-        extra = draw_random(zeros, ~tried & (match.partner < 0),
+        extra = draw_random(zeros, ~tried & (match.partner < 0) & eligible,
                             np.array([(deficit + 1) // 2]), sample_weight, rng)
         if not extra.any():
             break
@@ -168,6 +191,10 @@ def swap_households(data: pd.DataFrame, *, household: str, hierarchy: tuple[str,
     if swapped.any():
         for c in (*hierarchy, *carry_along):
             new[c] = pd.Series(data[c].array.take(source), index=data.index, name=c)
+    if swapped_id is not None:
+        hid_values = data[household]
+        new[swapped_id] = pd.Series(hid_values.array.take(source), index=data.index,
+                                    name=swapped_id)
     out = data.assign(**new) if new else data
     ids = data[household].to_numpy()[first]
     init = np.concatenate(match.initiators) if match.initiators else np.zeros(0, np.int64)

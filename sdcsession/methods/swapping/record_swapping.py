@@ -71,6 +71,7 @@ Example
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
@@ -78,9 +79,10 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ...errors import ParameterError, RoleError
+from ...errors import ParameterError, RoleError, SdcWarning
 from ...roles import Roles
 from ..base import Result, Treatment, check_int, check_number, param_names, require_columns
+from ..params import check_bool
 from ._record_steps import swap_households
 
 __all__ = ["record_swap", "RecordSwap"]
@@ -90,8 +92,8 @@ MAX_PROFILES = 1_000
 
 
 def check_swaprate(value: Any) -> float:
-    """``swaprate`` as a float in (0, 1], or `ParameterError`."""
-    return check_number("swaprate", value, 0.0, 1.0, lo_open=True)
+    """``swaprate`` as a float in [0, 1] (0: only the households at risk), or `ParameterError`."""
+    return check_number("swaprate", value, 0.0, 1.0)
 
 
 def check_profiles(value: Any) -> tuple[tuple[str, ...], ...]:
@@ -131,7 +133,58 @@ def _opt_names(value: Any) -> tuple[str, ...] | None:
 
 
 def _opt_threshold(value: Any) -> float | None:
-    return None if value is None else check_number("risk_threshold", value, 0.0, 1.0)
+    return None if value is None else check_number("risk_threshold", value, 0.0)
+
+
+def _opt_risk(value: Any) -> tuple[str, ...] | None:
+    """``risk`` given as column names (one per hierarchy level), or ``None``."""
+    return None if value is None else param_names(value, "risk", required=True)
+
+
+def check_risk(value: Any, data: pd.DataFrame, hierarchy: tuple[str, ...]) -> np.ndarray | None:
+    """The user-supplied risk as a float (records x levels) array, or `ParameterError`.
+
+    ``value``: column names of ``data`` (one per level of ``hierarchy``, coarse to fine), or a
+    DataFrame / 2-D array with one row per record (in ``data``'s order) and one column per level.
+    Every value must be a finite number >= 0 (missing values are refused).
+
+    >>> df = pd.DataFrame({"r1": [0.1, 0.0], "r2": [1.0, 0.5]})
+    >>> check_risk(["r1", "r2"], df, ("reg", "mun")).tolist()
+    [[0.1, 1.0], [0.0, 0.5]]
+    """
+    if value is None:
+        return None
+    m = len(hierarchy)
+    if isinstance(value, (pd.DataFrame, np.ndarray)):
+        what = "risk"
+        arr = value.to_numpy() if isinstance(value, pd.DataFrame) else value
+        if arr.ndim == 1 and m == 1:
+            arr = arr.reshape(-1, 1)
+        if arr.ndim != 2 or arr.shape != (len(data), m):
+            raise ParameterError(
+                f"risk: expected one row per record and one column per hierarchy level, i.e. "
+                f"shape ({len(data)}, {m}), got {arr.shape}")
+    else:
+        names = param_names(value, "risk", required=True)
+        if len(names) != m:
+            raise ParameterError(f"risk: expected {m} column names (one per hierarchy level "
+                                 f"{list(hierarchy)}), got {len(names)}")
+        require_columns(data, list(names), "record_swap (risk)")
+        what = f"risk columns {list(names)}"
+        arr = data[list(names)].to_numpy()
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.number)
+                                 or arr.dtype == object):
+        raise ParameterError(f"{what}: expected numbers >= 0, got dtype {arr.dtype}")
+    try:
+        if arr.dtype == object and any(isinstance(v, (bool, np.bool_, str)) for v in arr.flat):
+            raise TypeError
+        out = np.asarray(arr, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{what}: expected numbers >= 0") from None
+    if not np.isfinite(out).all() or (out < 0).any():
+        raise ParameterError(f"{what}: every risk must be a finite number >= 0 (no missing "
+                             "values)")
+    return out
 
 
 def check_parameters(hierarchy: Any, similar: Any, swaprate: Any, k_anonymity: Any,
@@ -158,6 +211,7 @@ def record_swap(data: pd.DataFrame, *, household: str, hierarchy: Iterable[str] 
                 risk_variables: Iterable[str] | str | None = None,
                 risk_threshold: float | None = None, keys: Iterable[str] | str = (),
                 weight: str | None = None, carry_along: Iterable[str] | str = (),
+                risk: Any = None, return_swapped_id: bool = False,
                 rng: np.random.Generator) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Targeted record swapping of households (see the module docstring for the algorithm).
 
@@ -173,9 +227,25 @@ def record_swap(data: pd.DataFrame, *, household: str, hierarchy: Iterable[str] 
     k_anonymity : a household is at risk when a member's ``risk_variables`` combination occurs
         fewer than this many times in its area at some level (0: no such rule).
     risk_variables : the variables of that rule (``None`` or empty: no rule).
-    risk_threshold : households whose household risk (``keys``, ``weight``) exceeds it are at risk.
-    keys, weight : key variables and weight of the household risk (only with ``risk_threshold``).
+    risk_threshold : households whose household risk (``keys``, ``weight``) exceeds it are at risk;
+        with ``risk``, households whose supplied risk exceeds it (any number >= 0).
+    keys, weight : key variables and weight of the household risk (only with ``risk_threshold``
+        and no ``risk``).
     carry_along : further household-level columns exchanged with the geography.
+    risk : a user-supplied risk per record and hierarchy level (sdcMicro's ``risk``): column
+        names (one per level, coarse to fine) or a DataFrame / 2-D array (records x levels, in
+        ``data``'s order), finite numbers >= 0. It replaces the k-anonymity rule
+        (``risk_variables`` is then ignored). A household's risk at a level is its members'
+        largest (an `SdcWarning` says when members differed); it is *at risk* at the coarsest
+        level whose risk exceeds ``risk_threshold`` (default sdcMicro's: 1 / ``k_anonymity``, or
+        2 when ``k_anonymity`` is 0) and must leave its area of that level. The households
+        drawn at random are drawn with probability proportional to their risk at the finest
+        level; a household whose finest-level risk is 0 is never selected (it may still be a
+        donor). Missing values: refused (`ParameterError`).
+    return_swapped_id : add the column ``<household>_swapped`` holding the household id of the
+        partner whose geography every record received (its own id when not swapped), as
+        sdcMicro's ``return_swapped_id``. In a session this column has the identifiers role
+        (never released).
     rng : the generator every random draw comes from.
 
     Returns
@@ -194,13 +264,15 @@ def record_swap(data: pd.DataFrame, *, household: str, hierarchy: Iterable[str] 
     data, notes, _ = _record_swap(data, household=household, hierarchy=hierarchy,
                                   similar=similar, swaprate=swaprate, k_anonymity=k_anonymity,
                                   risk_variables=risk_variables, risk_threshold=risk_threshold,
-                                  keys=keys, weight=weight, carry_along=carry_along, rng=rng)
+                                  keys=keys, weight=weight, carry_along=carry_along, rng=rng,
+                                  risk=risk, return_swapped_id=return_swapped_id)
     return data, notes
 
 
 def _record_swap(data: pd.DataFrame, *, household: str, hierarchy: Any, similar: Any,
                  swaprate: Any, k_anonymity: Any, risk_variables: Any, risk_threshold: Any,
-                 keys: Any, weight: str | None, carry_along: Any, rng: np.random.Generator
+                 keys: Any, weight: str | None, carry_along: Any, rng: np.random.Generator,
+                 risk: Any = None, return_swapped_id: bool = False
                  ) -> tuple[pd.DataFrame, dict[str, Any], np.ndarray]:
     """`record_swap` plus the swapped pairs of household ids (an (s, 2) object array; private:
     never written to notes or reports)."""
@@ -212,17 +284,33 @@ def _record_swap(data: pd.DataFrame, *, household: str, hierarchy: Any, similar:
     hier, profiles, rate, k, risk_vars, thr, carry = check_parameters(
         hierarchy, similar, swaprate, k_anonymity, risk_variables, risk_threshold, carry_along)
     key_names = param_names(keys, "keys")
+    check_bool("return_swapped_id", return_swapped_id)
+    risk_arr = check_risk(risk, data, hier)
+    swapped_id = f"{household}_swapped" if return_swapped_id else None
+    if swapped_id is not None and swapped_id in data.columns:
+        raise ParameterError(f"return_swapped_id: the column {swapped_id!r} already exists")
     if household in hier or household in carry:
         raise RoleError(f"record_swap: the household id {household!r} cannot be swapped (it is "
                         "in hierarchy or carry_along)")
     wanted = [household, *hier, *(c for p in profiles for c in p), *(risk_vars or ()), *carry]
     require_columns(data, list(dict.fromkeys(wanted)), "record_swap")
-    if thr is not None and not key_names:
+    if risk_arr is not None:
+        risk_vars = ()
+    elif thr is not None and thr > 1:
+        raise ParameterError(f"risk_threshold: the household risk is a probability; expected a "
+                             f"number in [0, 1], got {thr!r}")
+    if risk_arr is None and thr is not None and not key_names:
         raise RoleError("record_swap: risk_threshold needs key variables for the household risk "
                         "(declare keys in the session, or pass keys=)")
-    return swap_households(data, household=household, hierarchy=hier, profiles=profiles,
-                           swaprate=rate, k=k, risk_variables=risk_vars or (), threshold=thr,
-                           keys=key_names, weight=weight, carry_along=carry, rng=rng)
+    out, notes, pairs = swap_households(
+        data, household=household, hierarchy=hier, profiles=profiles, swaprate=rate, k=k,
+        risk_variables=risk_vars or (), threshold=thr, keys=key_names, weight=weight,
+        carry_along=carry, rng=rng, risk=risk_arr, swapped_id=swapped_id)
+    if notes.get("risk_raised_households"):
+        warnings.warn(f"record_swap: risk differed within {notes['risk_raised_households']} "
+                      "household(s); every member was given the household's largest risk (per "
+                      "level)", SdcWarning, stacklevel=3)
+    return out, notes, pairs
 
 
 @attrs.frozen
@@ -231,7 +319,9 @@ class RecordSwap(Treatment):
 
     The household is the session's ``household`` role; ``risk_variables=None`` means the
     session's key variables other than the hierarchy columns; ``risk_threshold`` compares the
-    session's household risk (its keys and weight).
+    session's household risk (its keys and weight), or with ``risk`` (column names, one per
+    level) the supplied risk. ``return_swapped_id=True`` adds ``<household>_swapped`` with the
+    identifiers role (never released).
 
     >>> t = RecordSwap(["region", "district"], "hsize", swaprate=0.1)
     >>> t.to_dict()["similar"], Treatment.from_dict(t.to_dict()) == t
@@ -251,10 +341,19 @@ class RecordSwap(Treatment):
     risk_threshold: float | None = attrs.field(default=None, converter=_opt_threshold)
     carry_along: tuple[str, ...] = attrs.field(
         default=(), converter=lambda v: param_names(v, "carry_along"))
+    risk: tuple[str, ...] | None = attrs.field(default=None, converter=_opt_risk)
+    return_swapped_id: bool = attrs.field(
+        default=False, converter=lambda v: check_bool("return_swapped_id", v))
 
     def __attrs_post_init__(self) -> None:
         check_parameters(self.hierarchy, self.similar, self.swaprate, self.k_anonymity,
                          self.risk_variables, self.risk_threshold, self.carry_along)
+        if self.risk is not None and len(self.risk) != len(self.hierarchy):
+            raise ParameterError(f"risk: expected {len(self.hierarchy)} column names (one per "
+                                 f"hierarchy level {list(self.hierarchy)}), got {len(self.risk)}")
+        if self.risk is None and self.risk_threshold is not None and self.risk_threshold > 1:
+            raise ParameterError(f"risk_threshold: the household risk is a probability; expected "
+                                 f"a number in [0, 1], got {self.risk_threshold!r}")
 
     def _risk_variables(self, roles: Roles) -> tuple[str, ...]:
         if self.risk_variables is not None:
@@ -271,7 +370,10 @@ class RecordSwap(Treatment):
                if c in protected]
         if bad:
             raise RoleError("record_swap: cannot swap " + "; ".join(bad))
-        if self.risk_threshold is not None and not roles.keys:
+        if self.return_swapped_id and f"{roles.household}_swapped" in data.columns:
+            raise ParameterError(f"return_swapped_id: the column {roles.household + '_swapped'!r} "
+                                 "already exists")
+        if self.risk is None and self.risk_threshold is not None and not roles.keys:
             raise RoleError("record_swap: risk_threshold compares the household risk, which "
                             "needs key variables; declare keys in the session")
 
@@ -281,5 +383,10 @@ class RecordSwap(Treatment):
             data, household=roles.household, hierarchy=self.hierarchy, similar=self.similar,
             swaprate=self.swaprate, k_anonymity=self.k_anonymity,
             risk_variables=self._risk_variables(roles), risk_threshold=self.risk_threshold,
-            keys=roles.keys, weight=roles.weight, carry_along=self.carry_along, rng=rng)
-        return Result(out, notes=notes)
+            keys=roles.keys, weight=roles.weight, carry_along=self.carry_along, rng=rng,
+            risk=self.risk, return_swapped_id=self.return_swapped_id)
+        new_roles = None
+        if self.return_swapped_id:
+            new_roles = attrs.evolve(
+                roles, identifiers=(*roles.identifiers, f"{roles.household}_swapped"))
+        return Result(out, roles=new_roles, notes=notes)

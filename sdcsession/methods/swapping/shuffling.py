@@ -87,9 +87,9 @@ def _check_options(columns: tuple[str, ...], by: tuple[str, ...], method: Any, c
                                  "does not apply (use method='mlm_ds')")
     if regmethod is not None:
         check_choice("regmethod", regmethod, REG_METHODS)
-        if method not in ("mlm", "mlm_ds"):
-            raise ParameterError(f"regmethod: applies to methods 'mlm' and 'mlm_ds' only, not "
-                                 f"{method!r}")
+        if method not in ("mvn", "mlm", "mlm_ds"):
+            raise ParameterError(f"regmethod: applies to methods 'mvn', 'mlm' and 'mlm_ds' "
+                                 f"only, not {method!r}")
     if method in ("mlm", "mlm_ds") and not by:
         raise ParameterError(f"by: method {method!r} regresses the confidential variables on "
                              "the non-confidential ones; give at least one 'by' column")
@@ -103,8 +103,8 @@ def shuffle(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
 
     ``method``: ``"ds"`` (default; the normal-copula algorithm of the module docstring),
     ``"mvn"``, ``"mlm"`` or ``"mlm_ds"``; ``covmethod``: ``"pearson"`` (default),
-    ``"spearman"`` or ``"mcd"``; ``regmethod`` (``"mlm"``, ``"mlm_ds"``): ``"lm"`` (default) or
-    ``"mm"``. See `sdcsession.methods.swapping.shuffling_models` for each method's formula. Returns the
+    ``"spearman"`` or ``"mcd"``; ``regmethod`` (``"mlm"``, ``"mlm_ds"``; ``"mvn"`` when given): ``"lm"``
+    (default) or ``"mm"``. See `sdcsession.methods.swapping.shuffling_models` for each method's formula. Returns the
     new DataFrame and notes: ``changed`` per column, ``shuffled_records``,
     ``untouched_incomplete``, ``rank_correlation`` (Spearman between original and released
     values, per column).
@@ -129,7 +129,9 @@ def shuffle(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
     complete = ~(np.isnan(x).any(axis=1) | np.isnan(s).any(axis=1))
     idx = np.flatnonzero(complete)
     n = len(idx)
-    need = 3 + len(by) if method in ("mlm", "mlm_ds") else 3  # a regression needs n > q + 1
+    regresses = method in ("mlm", "mlm_ds") or (method == "mvn" and regmethod is not None)
+    reg = regmethod or "lm" if method in ("mlm", "mlm_ds") else regmethod
+    need = 3 + len(by) if regresses else 3  # a regression needs n > q + 1
     if n < need:
         raise TreatmentError(f"shuffle: need at least {need} complete records, got {n}")
     out = x.copy()
@@ -138,11 +140,11 @@ def shuffle(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
         y = _ds(x[idx], s[idx], cov, rng)
     else:
         y = perturbed_values(x[idx], s[idx], method=method, covmethod=cov,
-                             regmethod=regmethod or "lm", rng=rng)
+                             regmethod=reg, rng=rng)
         if method == "mlm":
             tie = rng.random(n)  # tied fitted values in random order
     notes: dict[str, Any] = {"by": list(by), "method": method, "covmethod": cov,
-                             "regmethod": regmethod or "lm", "shuffled_records": int(n),
+                             "regmethod": reg, "shuffled_records": int(n),
                              "untouched_incomplete": int(len(data) - n), "changed": {},
                              "rank_correlation": {}}
     for j, col in enumerate(columns):
@@ -183,8 +185,9 @@ class Shuffle(Treatment):
     """Data shuffling treatment (tag ``"shuffle"``); see `shuffle`.
 
     ``method``: ``"ds"`` | ``"mvn"`` | ``"mlm"`` | ``"mlm_ds"``; ``covmethod``: ``"pearson"`` |
-    ``"spearman"`` | ``"mcd"`` (None: pearson); ``regmethod``: ``"lm"`` | ``"mm"`` (None: lm; only
-    for the regression methods ``"mlm"`` and ``"mlm_ds"``, which need ``by``).
+    ``"spearman"`` | ``"mcd"`` (None: pearson); ``regmethod``: ``"lm"`` | ``"mm"`` (None: lm; for
+    the regression methods ``"mlm"`` and ``"mlm_ds"``, which need ``by``, and for ``"mvn"``,
+    where it gives the conditional mean).
 
     >>> Shuffle(["income"], by=["age"]).to_dict()
     {'type': 'shuffle', 'columns': ['income'], 'by': ['age'], 'method': 'ds', 'covmethod': None, 'regmethod': None}

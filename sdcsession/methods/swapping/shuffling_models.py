@@ -31,7 +31,11 @@ methods differ in how ``Y*`` is generated:
 - ``"mcd"``: the reweighted minimum covariance determinant estimate (`sdcsession.risk.robust.minimum_covariance.mcd`,
   deterministic start), robust against outliers (Templ & Meindl 2008).
 
-``regmethod`` (``"mlm"``, ``"mlm_ds"``): ``"lm"`` least squares, or ``"mm"`` robust regression
+``regmethod`` (``"mlm"``, ``"mlm_ds"``, and ``"mvn"`` when given): with ``"mvn"`` the
+conditional mean ``x̄ + (S − s̄)·Σ_SS⁻¹·Σ_SX`` is replaced by the fitted values of the regression
+of X on S (``"lm"`` gives the same mean when ``covmethod="pearson"``; ``"mm"`` resists outliers,
+as sdcMicro's ``mvn`` runs its regression step with ``regmethod``), the perturbation E staying
+``N(0, Σ_XX − Σ_XS·Σ_SS⁻¹·Σ_SX)``. ``"lm"`` least squares, or ``"mm"`` robust regression
 per confidential variable: an M-estimator with Tukey's bisquare ψ (c = 4.685, 95 % efficiency at
 the normal, scale by the MAD) started from a Huber fit (statsmodels ``RLM``). sdcMicro's
 ``"MM"`` calls MASS ``rlm(method="MM")``, whose start is an S-estimator: ours has the same
@@ -162,7 +166,7 @@ def conditional_draw(xs: np.ndarray, s: np.ndarray, joint: np.ndarray, p: int,
 
 
 def perturbed_values(x: np.ndarray, s: np.ndarray, *, method: str, covmethod: str,
-                     regmethod: str, rng: np.random.Generator) -> np.ndarray:
+                     regmethod: str | None, rng: np.random.Generator) -> np.ndarray:
     """``Y*`` of ``"mvn"``, ``"mlm"`` or ``"mlm_ds"`` for complete blocks ``x`` (n×p) and ``s``
     (n×q) (``"ds"`` is computed in `sdcsession.methods.swapping.shuffling.shuffle`).
 
@@ -174,10 +178,20 @@ def perturbed_values(x: np.ndarray, s: np.ndarray, *, method: str, covmethod: st
     True
     """
     p = x.shape[1]
-    if method == "mvn":
+    if method == "mvn" and (regmethod is None or s.shape[1] == 0):
         joint = covariance(np.hstack([x, s]), covmethod)
         return x.mean(axis=0) + conditional_draw(x, s - s.mean(axis=0), joint, p, rng)
-    fitted = regression(x, s, regmethod)
+    if method == "mvn":
+        # the conditional mean from the regression ``regmethod``, the conditional covariance
+        # from the normal model with ``covmethod``
+        joint = covariance(np.hstack([x, s]), covmethod)
+        cxx, cxs, css = joint[:p, :p], joint[:p, p:], joint[p:, p:]
+        try:
+            b = np.linalg.solve(css, cxs.T)
+        except np.linalg.LinAlgError:
+            b = np.linalg.lstsq(css, cxs.T, rcond=None)[0]
+        return regression(x, s, regmethod) + _normal(cxx - cxs @ b, len(x), rng)
+    fitted = regression(x, s, regmethod or "lm")
     if method == "mlm":
         return fitted
     return fitted + _normal(covariance(x - fitted, covmethod), len(x), rng)

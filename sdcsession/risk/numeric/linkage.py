@@ -52,6 +52,7 @@ Example
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Real
 
@@ -59,13 +60,14 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ...errors import MeasureError, ParameterError
+from ...errors import MeasureError, ParameterError, SdcWarning
 from .._codes import as_keys, check_columns, check_flag, check_frame
 
 __all__ = ["LinkageResult", "record_linkage"]
 
 _DISTANCES = ("euclidean", "manhattan", "gower")
 _ASSIGNMENTS = ("optimal", "nearest")
+_NA_ACTIONS = ("ignore", "fail")
 #: elements of one block of the (records x records) temporaries
 _BLOCK_ELEMENTS = 8_000_000
 
@@ -82,7 +84,7 @@ class LinkageResult:
     correct_matches : int
         Number of original records linked to their own masked record.
     correct_match_rate : float
-        ``correct_matches / n``.
+        ``correct_matches / n`` (with id columns: among the links whose ids are both known).
     mean_distance, total_distance : float
         Mean and sum of the distances of the links.
     distance, assignment : str
@@ -301,6 +303,9 @@ def record_linkage(
     weights: Mapping[str, float] | Sequence[float] | None = None,
     tol: float = float(np.sqrt(np.finfo(np.float64).eps)),
     return_matrix: bool = False,
+    x_id: str | None = None,
+    y_id: str | None = None,
+    na_action: str = "ignore",
 ) -> LinkageResult:
     """Link every original record (``x``) to a masked record (``y``) by distance; count correct links.
 
@@ -328,6 +333,17 @@ def record_linkage(
         Absolute tolerance of the ties counted in ``n_best``.
     return_matrix : bool
         Keep the full distance matrix in the result (``distance_matrix``; 8 n^2 bytes).
+    x_id, y_id : str, optional
+        Id columns giving the truth (sdcMicro's ``x_id`` / ``y_id``): a link is correct when the
+        two records' ids are equal. A side without an id column uses its index labels. With an
+        id column the two files need only have the same number of records; ``matches`` then
+        also holds ``x_id`` and ``y_id`` (the ids of the linked pair). A link whose ids are not
+        both known has ``correct`` missing (pandas ``NA``; an `SdcWarning` says how many):
+        ``correct_matches`` counts the correct links, ``correct_match_rate`` is their share
+        among the links with both ids known (NaN when there is none).
+    na_action : {"ignore", "fail"}
+        ``"ignore"`` (default): missing values of the linkage variables are handled as daisy
+        does (see above); ``"fail"``: any missing value is a `MeasureError`.
 
     Returns
     -------
@@ -370,18 +386,34 @@ def record_linkage(
             f"assignment: expected one of {list(_ASSIGNMENTS)}, got {assignment!r}")
     if isinstance(tol, bool) or not isinstance(tol, Real) or not (tol >= 0 and np.isfinite(tol)):
         raise ParameterError(f"tol: expected a finite number >= 0, got {tol!r}")
+    if not isinstance(na_action, str) or na_action not in _NA_ACTIONS:
+        raise ParameterError(f"na_action: expected one of {list(_NA_ACTIONS)}, got {na_action!r}")
+    for name, col, frame in (("x_id", x_id, x), ("y_id", y_id, y)):
+        if col is not None and not isinstance(col, str):
+            raise ParameterError(f"{name}: expected None or a single column name, got {col!r:.40}")
+        if col is not None and col not in frame.columns:
+            raise MeasureError(f"{name}: column {col!r} not found in {name[0]}")
     check_columns(x, variables, "variables (x)")
     check_columns(y, variables, "variables (y)")
-    for name, frame in (("x", x), ("y", y)):
-        if not frame.index.is_unique:
+    by_id = x_id is not None or y_id is not None
+    for name, frame, col in (("x", x, x_id), ("y", y, y_id)):
+        if col is None and not frame.index.is_unique:
             raise MeasureError(f"{name}: the index has duplicated labels; records are matched by index")
-    if len(x) != len(y) or not x.index.isin(y.index).all():
+    if by_id:
+        if len(x) != len(y):
+            raise MeasureError(f"y: x and y must have the same number of records for the "
+                               f"one-to-one linkage ({len(x)} and {len(y)})")
+    elif len(x) != len(y) or not x.index.isin(y.index).all():
         only_x = x.index.difference(y.index)[:5].tolist()
         only_y = y.index.difference(x.index)[:5].tolist()
         raise MeasureError(
             f"y: the masked file must hold the same records (index labels) as x; only in x: "
             f"{only_x}, only in y: {only_y} (first 5)")
     w = _check_weights(weights, variables, distance)
+    if na_action == "fail" and (x[variables].isna().to_numpy().any()
+                                or y[variables].isna().to_numpy().any()):
+        raise MeasureError("record_linkage: missing values found in the linkage variables and "
+                           "na_action='fail'")
     cols = _prepare(x, y, variables, distance == "gower")
     any_missing = any(np.isnan(c[1]).any() or np.isnan(c[2]).any() for c in cols)
 
@@ -413,12 +445,33 @@ def record_linkage(
         col = nearest
         dist = dmins
     match = y.index[col]
-    correct = np.asarray(match == x.index, dtype=bool)
-    matches = pd.DataFrame({"match": match, "distance": dist, "correct": correct,
-                            "n_best": n_best}, index=x.index)
+    if by_id:
+        xi = pd.Series(x[x_id].to_numpy() if x_id is not None else x.index.to_numpy(),
+                       index=x.index)
+        yi = pd.Series((y[y_id].to_numpy() if y_id is not None else y.index.to_numpy())[col],
+                       index=x.index)
+        known = (xi.notna() & yi.notna()).to_numpy()
+        eq = np.zeros(n, dtype=bool)
+        eq[known] = xi.to_numpy()[known] == yi.to_numpy()[known]
+        correct = pd.array(eq, dtype="boolean")
+        correct[~known] = pd.NA
+        if not known.all():
+            warnings.warn(f"record_linkage: {int((~known).sum())} link(s) without both ids "
+                          "(missing x_id or y_id); their correctness is unknown",
+                          SdcWarning, stacklevel=2)
+        n_correct = int(eq[known].sum())
+        rate = float(eq[known].mean()) if known.any() else float("nan")
+        matches = pd.DataFrame({"match": match, "x_id": xi.to_numpy(), "y_id": yi.to_numpy(),
+                                "distance": dist, "correct": correct, "n_best": n_best},
+                               index=x.index)
+    else:
+        eq = np.asarray(match == x.index, dtype=bool)
+        n_correct, rate = int(eq.sum()), float(eq.mean())
+        matches = pd.DataFrame({"match": match, "distance": dist, "correct": eq,
+                                "n_best": n_best}, index=x.index)
     return LinkageResult(
-        matches=matches, correct_matches=int(correct.sum()),
-        correct_match_rate=float(correct.mean()), mean_distance=float(dist.mean()),
+        matches=matches, correct_matches=n_correct,
+        correct_match_rate=rate, mean_distance=float(dist.mean()),
         total_distance=float(dist.sum()), distance=distance, assignment=assignment,
         variables=tuple(variables),
         distance_matrix=pd.DataFrame(cost_t.T, index=x.index, columns=y.index) if return_matrix

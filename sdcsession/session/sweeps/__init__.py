@@ -2,7 +2,8 @@
 
 - `grid`: `Sweep` and the ``sweep`` method of the session;
 - `plan`: the plan, checked before anything runs;
-- `run`: running it, serially or in parallel.
+- `run`: running it, serially or in parallel;
+- `val_table`: several perturbation methods compared on one numeric file (sdcMicro valTable).
 """
 
 from .grid import SWEEP_FORMAT, Sweep, register_session_class, sweep  # noqa: F401

@@ -62,6 +62,22 @@ class RiskSummary:
         """Mean individual risk (exact sum, rounded once: `sdcsession.risk.exact_sum`)."""
         return exact_mean(self.individual.to_numpy())
 
+    def threshold(self, max_global_risk: float = 0.01) -> float | None:
+        """The individual-risk threshold meeting the global-risk target ``max_global_risk``
+        (sdcMicro ``measure_risk``'s ``threshold``): the largest risk level t such that capping
+        every individual risk above t at t brings the global risk below the target; ``None``
+        when the file already meets it, 0.0 when no level does (see
+        `sdcsession.risk.risk_threshold`). Missing values: as the individual risk.
+
+        >>> import sdcsession as sdc, pandas as pd
+        >>> s = sdc.SdcSession(pd.DataFrame({"a": list("xxyz")}), keys=["a"])
+        >>> s.risk.threshold(max_global_risk=0.6)
+        0.5
+        """
+        from ...risk.individual import risk_threshold
+
+        return risk_threshold(self.individual.to_numpy(), max_global_risk)
+
     @property
     def expected_reidentifications(self) -> float:
         """Sum of individual risks: the expected number of re-identifications."""
@@ -94,12 +110,15 @@ class RiskSummary:
         """Distinct, entropy and recursive (c = 2) l-diversity of each sensitive variable."""
         return self._state.measure("l_diversity", c=2)
 
-    def suda2(self, dis_fraction: float = 0.01, max_size: int | None = None) -> Any:
+    def suda2(self, dis_fraction: float = 0.01, max_size: int | None = None,
+              original_scores: bool = True) -> Any:
         """SUDA2 scores, DIS-SUDA scores and contributions (`sdcsession.risk.suda2`).
 
         Computed only when called (never by display, never on every step), then cached.
+        ``original_scores=False``: the IHSN weights (sdcMicro's ``original_scores = FALSE``).
         """
-        return self._state.measure("suda2", dis_fraction=dis_fraction, max_size=max_size)
+        return self._state.measure("suda2", dis_fraction=dis_fraction, max_size=max_size,
+                                   original_scores=original_scores)
 
     @property
     def numeric(self) -> dict[str, float] | None:
@@ -388,11 +407,12 @@ def _max_risk(state: State) -> float:
 
 
 @register("suda2", "SUDA2 scores, DIS-SUDA scores and variable contributions")
-def _suda2(state: State, dis_fraction: float = 0.01, max_size: int | None = None) -> Any:
+def _suda2(state: State, dis_fraction: float = 0.01, max_size: int | None = None,
+           original_scores: bool = True) -> Any:
     from ...risk import suda2
 
     return suda2(state.data, list(state.roles.keys), dis_fraction=dis_fraction,
-                 max_size=max_size)
+                 max_size=max_size, original_scores=original_scores)
 
 
 @register("numeric_risk", "interval disclosure (dRisk) and record-linkage risk of numeric variables")

@@ -119,6 +119,19 @@ class UtilitySummary:
         lam = self.lambda_
         return None if lam is None else float(lam.overall)
 
+    def score(self, weights: Any = (1 / 3, 1 / 3, 1 / 3)) -> Any:
+        """sdcMicro 5.8.1's combined utility score (``ai_utility_score``) of the session's key and
+        numeric variables: weighted suppression rate, category loss and IL1s, lower is better
+        (see `sdcsession.utility.utility_score`).
+
+        >>> import sdcsession as sdc, pandas as pd
+        >>> s = sdc.SdcSession(pd.DataFrame({"a": ["x", "y", "y"]}), keys=["a"])
+        >>> s.utility.score().total
+        0.0
+        """
+        return self.measure("utility_score", keys=_cols(self._state, "keys"),
+                            numeric=_cols(self._state, "numeric"), weights=tuple(weights))
+
     # --------------------------------------------------------------- catalogue
     def measure(self, name: str, **params: Any) -> Any:
         """Any catalogue measure on (original, current data), cached on this state.
