@@ -163,13 +163,15 @@ _LAZY = {"datasets": None, "io": None, "methods": None, "privacy": None, "risk":
          "utility": None, "tables": None, "read_data": "io", "write_data": "io",
          "Treatment": "methods.base", "Hierarchy": "utility.hierarchy",
          "contracts": "utility.contracts", "val_table": "session.sweeps.val_table"}
+#: entries of `_LAZY` that are modules themselves (``sdc.contracts``), not names in a module
+_LAZY_MODULES = {"contracts"}
 
 
 def __getattr__(name: str) -> object:
     if name in _LAZY:
         where = _LAZY[name]
         module = importlib.import_module(f"{__name__}.{where or name}")
-        value = module if where is None or where.endswith(f".{name}") else getattr(module, name)
+        value = module if where is None or name in _LAZY_MODULES else getattr(module, name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
