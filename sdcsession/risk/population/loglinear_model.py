@@ -225,7 +225,7 @@ def _cells(data: pd.DataFrame, columns: list[str], w: np.ndarray) -> dict:
         if len(lv) == 0:
             raise MeasureError(f"model_risk: variable {c!r} is missing in every record")
         if len(lv) < 2:
-            raise MeasureError(f"model_risk: variable {c!r} has a single category "
+            raise MeasureError(f"model_risk: data: variable {c!r} has a single category "
                                f"({lv.iloc[0]!r}); it cannot enter a model, leave it out")
         codes.append(k)
         levels.append(lv)
