@@ -389,7 +389,25 @@ def _gdu_measure(state: State, types: Any = None, columns: Any = None, **kw: Any
 
     if columns is None:
         columns = _cols(state, "keys") + _cols(state, "numeric") + _cols(state, "sensitive")
-    return gdu(state.original, state.data, types, columns=list(columns), **kw)
+    return gdu(state.original, state.data, types, columns=list(columns),
+               cache=_gdu_cache(state.original), **kw)
+
+
+#: One GDU test cache per original file (shared by every state of a session tree), dropped
+#: with the original.
+_GDU_CACHES: dict[int, dict] = {}
+
+
+def _gdu_cache(original: Any) -> dict:
+    """The GDU test cache of ``original`` (the original's tests run once per session tree)."""
+    import weakref
+
+    key = id(original)
+    c = _GDU_CACHES.get(key)
+    if c is None:
+        c = _GDU_CACHES[key] = {}
+        weakref.finalize(original, _GDU_CACHES.pop, key, None)
+    return c
 
 
 @register("utility.ml", "train on the release, test on the original (model utility ratio)",
