@@ -187,8 +187,11 @@ def test_risk_distribution_ecdf_and_hist(scen):
     assert [ln.get_label() for ln in lines] == ["original", "supp"]
     for ln, sess in zip(lines, (s, a)):
         x, y = ln.get_data()
-        assert y[-1] == 1.0 and len(y) == sess.state.n
-        assert np.max(x) == pytest.approx(sess.risk.individual.max())
+        r = sess.risk.individual.to_numpy()
+        # one vertex per distinct risk, at the share of records with a risk at or below it
+        assert y[-1] == 1.0 and np.all(np.diff(x) > 0) and len(x) == len(np.unique(r))
+        np.testing.assert_allclose(y, [(r <= v).mean() for v in x])
+        assert np.max(x) == pytest.approx(r.max())
     assert ax.get_xscale() == "log"
     ax = P.risk_distribution(a, c, kind="hist", original=False)
     assert len(ax.patches) == 2

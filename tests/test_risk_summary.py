@@ -80,3 +80,25 @@ def test_ldiversity_and_suda2_through_session():
     assert COUNTS["suda2"] == before  # never computed by display
     sc = s7.risk.suda2().score
     np.testing.assert_allclose(sc.to_numpy(), ref["suda2"]["score"], rtol=1e-9)
+
+
+def test_unchanged_keys_share_the_originals_risk_and_changed_keys_do_not():
+    """A state whose keys and weight are the original's reuses the original's frequencies and
+    risks (computed once per tree); the values equal a direct computation on the state."""
+    from sdcsession.methods.noise.addition import AddNoise
+    from sdcsession.risk import frequencies
+    from sdcsession.session.per_original import unchanged
+
+    df = load("testdata")
+    ref = reference()["testdata"]
+    s = sdc.SdcSession(df, keys=ref["keys"], weight=ref["weight"], numeric=ref["numeric"], seed=1)
+    noisy = s.branch("noise").apply(AddNoise(list(ref["numeric"]), noise=0.1))
+    supp = s.branch("ls").local_suppression(k=3)
+    assert unchanged(df, noisy.data, ref["keys"]) and not unchanged(df, supp.data, ref["keys"])
+    for x in (s, noisy, supp):
+        f = frequencies(x.data, ref["keys"], weight=ref["weight"])
+        np.testing.assert_array_equal(x.risk.fk.to_numpy(), f["fk"].to_numpy())
+        np.testing.assert_array_equal(x.risk.Fk.to_numpy(), f["Fk"].to_numpy())
+    assert noisy.risk.individual is s.risk.individual  # shared, not recomputed
+    assert supp.risk.k_violations(3) == 0 < s.risk.k_violations(3)
+    assert noisy.utility.il1s > 0 and s.utility.il1s == 0.0

@@ -319,3 +319,30 @@ def test_app_notebook_and_command_stay_on_localhost(tmp_path) -> None:
     with pytest.raises(sdc.errors.ParameterError, match="unknown role"):
         app_notebook("x.csv", colour="red")
     assert main(["app", str(tmp_path / "missing.csv"), "--no-browser"]) == 2
+
+
+def test_riskiest_combinations_equal_a_full_sort():
+    """Only the records with the n largest distinct risks are sorted: same table as sorting all."""
+    import numpy as np
+
+    from sdcsession.present.workbench.live import _top_rows, riskiest_combinations
+
+    assert _top_rows(np.array([0.1, 0.5, 0.5, 0.2, 0.3]), 2).tolist() == [1, 2, 4]
+    rng = np.random.default_rng(0)
+    for trial in range(12):
+        n = int(rng.integers(5, 2000))
+        df = pd.DataFrame({"a": rng.integers(0, int(rng.integers(1, 8)), n).astype(str),
+                           "b": rng.integers(0, int(rng.integers(1, 6)), n).astype(str),
+                           "w": rng.uniform(1, 50, n)})
+        if trial % 3 == 0:
+            df.loc[rng.random(n) < 0.1, "a"] = None
+        s = sdc.SdcSession(df, keys=["a", "b"], weight="w" if trial % 2 else None, seed=1)
+        r = s.risk
+        full = s.state.data[["a", "b"]].copy()
+        full["fk"] = r.fk.to_numpy()
+        full["Fk"] = np.asarray(r.Fk.to_numpy(), dtype=float)
+        full["risk"] = r.individual.to_numpy()
+        full = full.sort_values(["risk", "fk"], ascending=[False, True], kind="stable")
+        for k in (1, 3, 50):
+            want = full.drop_duplicates(["a", "b"]).head(k).reset_index(drop=True)
+            pd.testing.assert_frame_equal(riskiest_combinations(s, k), want)

@@ -30,6 +30,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..methods.base import freeze
 from ..risk.exact_sum import exact_mean, exact_sum
+from .per_original import on_unchanged
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import State
@@ -115,17 +116,29 @@ def _frequencies(state: State, alpha: float | None = None) -> Any:
     from ..risk import frequencies
 
     r = state.roles
-    return frequencies(state.data, list(r.keys), weight=r.weight, alpha=alpha)
+    cols = [*r.keys, *([r.weight] if r.weight else [])]
+    # a state whose keys and weight are the original's (e.g. after noise on numeric variables)
+    # shares the original's frequencies, computed once per tree
+    return on_unchanged(state.original, state.data, cols,
+                        ("frequencies", tuple(r.keys), r.weight, alpha),
+                        lambda o, d: frequencies(d, list(r.keys), weight=r.weight, alpha=alpha))
 
 
 @register("individual_risk", "individual re-identification risk per record (Benedetti-Franconi)")
 def _individual(state: State, alpha: float | None = None, method: str = "approx") -> Any:
     from ..risk.individual import individual_risk_from_freq
 
-    f = state.measure("frequencies", alpha=alpha)
-    weighted = state.roles.weight is not None
-    return individual_risk_from_freq(f["fk"], f["Fk"] if weighted else None, method=method,
-                                     warn=False)
+    r = state.roles
+    weighted = r.weight is not None
+
+    def fn(o: Any, d: Any) -> Any:
+        f = state.measure("frequencies", alpha=alpha)
+        return individual_risk_from_freq(f["fk"], f["Fk"] if weighted else None, method=method,
+                                         warn=False)
+
+    cols = [*r.keys, *([r.weight] if weighted else [])]
+    return on_unchanged(state.original, state.data, cols,
+                        ("individual_risk", tuple(r.keys), r.weight, alpha, method), fn)
 
 
 @register("household_risk", "household risk 1 - prod(1 - r_i) per record (None without household)")
@@ -135,8 +148,11 @@ def _household(state: State, alpha: float | None = None) -> Any:
     r = state.roles
     if r.household is None:
         return None
-    ind = state.measure("individual_risk", alpha=alpha)
-    return household_risk_from_individual(ind, state.data[r.household])
+    cols = [*r.keys, *([r.weight] if r.weight else []), r.household]
+    return on_unchanged(state.original, state.data, cols,
+                        ("household_risk", tuple(r.keys), r.weight, r.household, alpha),
+                        lambda o, d: household_risk_from_individual(
+                            state.measure("individual_risk", alpha=alpha), d[r.household]))
 
 
 @register("k_violations", "number of records whose key combination has fk < k (Fk < k if weighted)")

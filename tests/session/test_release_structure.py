@@ -311,3 +311,23 @@ def test_release_check_on_unhashable_cells():
     found = s.release_check(shuffle=False)
     assert _row(found, "identifier", ["l"])["records"] == 8
     assert _row(found, "undeclared_linked", ["a", "m"])["records"] == 4
+
+
+def test_determines_from_codes_equals_the_frame_path():
+    """The pandas fast path (integer codes) gives what distinct (x, y) pairs grouped by x give."""
+    from sdcsession.session.release.structure import _determines_codes, _pairs_part
+
+    rng = np.random.default_rng(3)
+    n = 500
+    f = pd.DataFrame({"a": rng.integers(0, 20, n).astype(float),
+                      "b": rng.choice(["x", "y", None], n),
+                      "c": rng.integers(0, 3, n),
+                      "d": np.full(n, np.nan)})
+    f.loc[rng.random(n) < 0.2, "a"] = np.nan
+    pairs = [(x, y) for x in f.columns for y in f.columns if x != y]
+    want = []
+    for (x, _y), u in zip(pairs, _pairs_part(f, pairs)):
+        u = u.drop_duplicates()
+        want.append(float(u.groupby(x).size().max()) if len(u) else float("nan"))
+    np.testing.assert_array_equal(_determines_codes(f, pairs), want)
+    assert _determines_codes(f, [("a", "c")])[0] > 1 and np.isnan(_determines_codes(f, [("d", "a")])[0])

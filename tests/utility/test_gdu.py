@@ -336,3 +336,46 @@ def test_progress_bar(monkeypatch):
     monkeypatch.setattr(sys, "stderr", buf)
     off = gdu(o, o, progress=False)
     assert buf.getvalue() == "" and on.gdu == off.gdu == 1.0
+
+
+def _masked_variants(mixed: pd.DataFrame) -> list[pd.DataFrame]:
+    rng = np.random.default_rng(5)
+    n = len(mixed)
+    miss = rng.random(n) < 0.1
+    return [
+        mixed.copy(),                                               # unchanged
+        mixed.assign(x=mixed.x + rng.normal(scale=0.5, size=n)),    # one variable perturbed
+        mixed.assign(g=mixed.g.where(rng.random(n) > 0.2)),         # suppressions
+        mixed.assign(h=mixed.h.map({"a": "a", "b": "bc", "c": "bc"})),  # recoded
+        mixed.assign(x=mixed.x.where(~miss), z=mixed.z.where(~miss)),   # same rows missing
+        mixed.assign(z=mixed.z.where(rng.random(n) > 0.1)),         # own missing rows
+        mixed.drop(columns="o"),                                    # removed
+    ]
+
+
+def test_cache_gives_the_same_result_and_reuses_the_original_tests(mixed):
+    cache: dict = {}
+    for masked in _masked_variants(mixed):
+        plain = gdu(mixed, masked, columns=list(mixed.columns))
+        for _ in range(2):  # first call fills the cache, second reads it
+            hit = gdu(mixed, masked, columns=list(mixed.columns), cache=cache)
+            assert hit.gdu == plain.gdu and hit.aldu_uni == plain.aldu_uni
+            pd.testing.assert_frame_equal(hit.bivariate, plain.bivariate)
+            pd.testing.assert_frame_equal(hit.univariate, plain.univariate)
+            pd.testing.assert_frame_equal(hit.by_variable, plain.by_variable)
+    # 10 pairs: the original's tests once, then only pairs touching a changed variable
+    biv = [k for k in cache if k[0] == "biv"]
+    assert 10 <= len(biv) < 10 * 2 * len(_masked_variants(mixed))
+
+
+def test_pairs_missing_on_the_same_rows_match_scipy(mixed):
+    miss = np.random.default_rng(2).random(len(mixed)) < 0.2
+    m = mixed.assign(x=mixed.x.where(~miss), z=mixed.z.where(~miss))
+    r = gdu(mixed, m, types={"x": "nonnormal", "z": "nonnormal"}, columns=["g", "x", "z"])
+    row = _pair(r, "x", "z")
+    sp = stats.spearmanr(m.x[~miss], m.z[~miss])
+    assert row.test == "spearman"
+    assert row.coef_protected == pytest.approx(sp.statistic, rel=1e-12)
+    assert row.p_protected == pytest.approx(sp.pvalue, rel=1e-6, abs=1e-300)
+    kw = stats.kruskal(*[m.z[~miss & (m.g == k)] for k in "abc"])
+    assert _pair(r, "g", "z").p_protected == pytest.approx(kw.pvalue, rel=1e-9, abs=1e-300)

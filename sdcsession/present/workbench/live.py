@@ -55,12 +55,37 @@ def riskiest_combinations(session: Any, n: int = 5) -> pd.DataFrame:
     first), with their fk, Fk and risk."""
     keys = list(session.roles.keys)
     r = session.risk
-    df = session.state.data[keys].copy()
-    df["fk"] = r.fk.to_numpy()
-    df["Fk"] = np.asarray(r.Fk.to_numpy(), dtype=float)
-    df["risk"] = r.individual.to_numpy()
+    risk = r.individual.to_numpy()
+    # The risk is a function of the key combination, so the n riskiest combinations are among
+    # the records whose risk is one of the n largest distinct values: only those are sorted.
+    rows = _top_rows(risk, int(n))
+    df = session.state.data[keys].iloc[rows].copy()
+    df["fk"] = r.fk.to_numpy()[rows]
+    df["Fk"] = np.asarray(r.Fk.to_numpy(), dtype=float)[rows]
+    df["risk"] = risk[rows]
     df = df.sort_values(["risk", "fk"], ascending=[False, True], kind="stable")
     return df.drop_duplicates(keys).head(int(n)).reset_index(drop=True)
+
+
+def _top_rows(risk: np.ndarray, n: int) -> np.ndarray:
+    """Positions (in order) of the records whose risk is among the ``n`` largest distinct values.
+
+    >>> _top_rows(np.array([0.1, 0.5, 0.5, 0.2, 0.3]), 2).tolist()
+    [1, 2, 4]
+    """
+    m = len(risk)
+    if n <= 0 or m == 0:
+        return np.arange(0)
+    k = min(m, max(4 * n, 64))
+    while True:
+        top = np.unique(np.partition(risk, m - k)[m - k:]) if k < m else np.unique(risk)
+        top = top[~np.isnan(top)]
+        if len(top) >= n or k >= m:
+            break
+        k = min(m, 4 * k)
+    if len(top) < n or np.isnan(risk).any():  # fewer distinct values than asked, or missing risks
+        return np.arange(m)
+    return np.flatnonzero(risk >= top[-n])
 
 
 def loss_options(session: Any) -> list[str]:

@@ -64,11 +64,41 @@ def _determines_many(al: Aligned, f: Any, pairs: list[tuple[str, str]]) -> list[
     distinct pairs of every partition united."""
     if not pairs:
         return []
+    if not al.dask:
+        try:
+            return _determines_codes(f, pairs)
+        except TypeError:  # unhashable cells: the frame path below says so
+            pass
     parts = al.per_partition(f, _pairs_part, pairs)
     out = []
     for j, (x, _y) in enumerate(pairs):
         u = pd.concat([p[j] for p in parts], ignore_index=True).drop_duplicates()
         out.append(float(u.groupby(x).size().max()) if len(u) else math.nan)
+    return out
+
+
+def _determines_codes(f: pd.DataFrame, pairs: list[tuple[str, str]]) -> list[float]:
+    """`_determines_many` on one pandas frame from integer codes (each column factorised once;
+    a missing ``y`` is one value of its own, rows with ``x`` missing are left out)."""
+    codes: dict[str, tuple[np.ndarray, int]] = {}
+
+    def code(c: str) -> tuple[np.ndarray, int]:
+        if c not in codes:
+            cc, uniq = pd.factorize(f[c])
+            codes[c] = (cc.astype(np.int64), len(uniq))
+        return codes[c]
+
+    out = []
+    for x, y in pairs:
+        cx, _ = code(x)
+        cy, ny = code(y)
+        ok = cx >= 0
+        if not ok.any():
+            out.append(math.nan)
+            continue
+        yy = cy[ok]
+        u = np.unique(cx[ok] * (ny + 1) + np.where(yy < 0, ny, yy))
+        out.append(float(np.bincount(u // (ny + 1)).max()))
     return out
 
 

@@ -36,6 +36,7 @@ import pandas as pd
 from ...errors import MeasureError, ParameterError
 from ..formatting import fmt
 from ..measures import register
+from ..per_original import gdu_cache, on_unchanged
 from ..state import State
 from ._numeric_columns import numeric_columns
 
@@ -289,7 +290,8 @@ def _sup(state: State) -> pd.DataFrame:
     from ...utility.categorical.measures import suppressions
 
     o, m, cols = _pair(state, "keys")
-    return suppressions(o, m, keys=cols)
+    return on_unchanged(o, m, cols, ("suppressions", tuple(cols)),
+                        lambda o, m: suppressions(o, m, keys=cols))
 
 
 @register("utility.records_changed", "records changed per role variable", kind="utility")
@@ -326,7 +328,9 @@ def _numeric_measure(state: State, fn_name: str, min_cols: int) -> float | None:
     o, m, cols = _pair(state, "numeric", observed=min_cols > 1)
     if len(cols) < min_cols:
         return None
-    return float(getattr(continuous, fn_name)(o, m, columns=cols))
+    fn = getattr(continuous, fn_name)
+    return float(on_unchanged(o, m, cols, (fn_name, tuple(cols)),
+                              lambda o, m: fn(o, m, columns=cols)))
 
 
 @register("utility.il1s", "IL1s of the numeric variables", kind="utility")
@@ -402,7 +406,8 @@ def _gdu_measure(state: State, types: Any = None, columns: Any = None, **kw: Any
 
     if columns is None:
         columns = _cols(state, "keys") + _cols(state, "numeric") + _cols(state, "sensitive")
-    return gdu(state.original, state.data, types, columns=list(columns), **kw)
+    return gdu(state.original, state.data, types, columns=list(columns),
+               cache=gdu_cache(state.original), **kw)
 
 
 @register("utility.ml", "train on the release, test on the original (model utility ratio)",
@@ -463,5 +468,6 @@ def _lambda_overall(state: State) -> float | None:
     if not cols:
         return None
     types = {c: "nominal" for c in keys} | {c: "continuous" for c in num}
-    return float(il_variables(state.original[cols], state.data[cols], columns=cols,
-                              types=types).overall)
+    return float(on_unchanged(
+        state.original, state.data, cols, ("lambda", tuple(cols), tuple(types.items())),
+        lambda o, m: il_variables(o[cols], m[cols], columns=cols, types=types).overall))

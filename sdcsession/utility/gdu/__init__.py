@@ -2,7 +2,8 @@
 
 - `model`: `gdu`, `GduResult`;
 - `formulas`: the local utility formulas (``ldu_psr``, ``grc``, ...);
-- `_stats`, `_variables`: the statistical tests and the variable model.
+- `_stats`, `_variables`: the statistical tests and the variable model;
+- `_cache`: the result cache of the tests across calls (by content fingerprint).
 """
 
 from . import model as _main

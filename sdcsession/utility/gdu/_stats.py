@@ -100,7 +100,7 @@ def _kruskal(g: np.ndarray, ranks: np.ndarray, ties: float, k: int) -> _Test:
 def _zscore(v: np.ndarray) -> np.ndarray | None:
     """Centred values scaled to unit norm (None when constant)."""
     c = v - v.mean()
-    ss = float(np.dot(c, c))
+    ss = float(np.einsum("i,i", c, c))  # not np.dot: threaded BLAS spins under load
     return c / math.sqrt(ss) if ss > 0 else None
 
 
@@ -110,7 +110,7 @@ def _corr_z(za: np.ndarray | None, zb: np.ndarray | None, n: int) -> _Test:
 
     if n < 3 or za is None or zb is None:
         return _NONE
-    r = max(-1.0, min(1.0, float(np.dot(za, zb))))
+    r = max(-1.0, min(1.0, float(np.einsum("i,i", za, zb))))
     if abs(r) >= 1:
         p = 0.0
     else:
@@ -221,24 +221,33 @@ def _run(test: str, a: _Var, b: _Var, sa: _Side, sb: _Side, cache: dict) -> _Tes
         y = snum.values[ok]
         if test == "anova":
             return _anova(snom.codes[ok], y, nom.k)
-        key = (id(snum), ok.all())
-        if ok.all() and key in cache:
+        # the ranks depend only on the selected rows: cached per variable and file when they are
+        # all rows or exactly the variable's observed rows (the usual case)
+        sel = "all" if ok.all() else "observed" if np.array_equal(ok, ~np.isnan(snum.values)) \
+            else None
+        key = (id(snum), sel)
+        if sel is not None and key in cache:
             r, ties = cache[key]
         else:
             r, ties = _ranks(y)
-            if ok.all():
+            if sel is not None:
                 cache[key] = (r, ties)
         return _kruskal(snom.codes[ok], r, ties, nom.k)
-    ok = ~np.isnan(sa.values) & ~np.isnan(sb.values)
+    obs_a, obs_b = ~np.isnan(sa.values), ~np.isnan(sb.values)
+    ok = obs_a & obs_b
     rank = test == "spearman"
-    if ok.all():  # complete: standardised (ranked) vectors are cached per variable and file
+    complete = bool(ok.all())
+    if complete or (np.array_equal(ok, obs_a) and np.array_equal(ok, obs_b)):
+        # complete, or both missing on the same rows: the standardised (ranked) vectors of the
+        # selected rows are cached per variable and file
         zs = []
         for sd in (sa, sb):
-            key = (id(sd), "rz" if rank else "z")
+            key = (id(sd), "rz" if rank else "z", complete)
             if key not in cache:
-                cache[key] = _zscore(stats.rankdata(sd.values) if rank else sd.values)
+                x = sd.values if complete else sd.values[ok]
+                cache[key] = _zscore(stats.rankdata(x) if rank else x)
             zs.append(cache[key])
-        return _corr_z(zs[0], zs[1], len(ok))
+        return _corr_z(zs[0], zs[1], int(ok.sum()))
     x, y = sa.values[ok], sb.values[ok]
     if rank:
         x, y = stats.rankdata(x), stats.rankdata(y)

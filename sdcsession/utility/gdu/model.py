@@ -62,7 +62,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 import attrs
@@ -73,6 +73,7 @@ from ...errors import MeasureError, ParameterError
 from ...progress import track
 from ...risk._codes import check_number
 from .._align import check_cells, check_frames, check_progress, check_types, column_list
+from ._cache import Fingerprints, cached, digest
 from ._stats import _COEF, _pair_test, _run, _univariate
 from ._variables import (
     _LEVEL,
@@ -138,6 +139,7 @@ def gdu(
     alpha: float = 0.05,
     normality_alpha: float = 0.05,
     progress: bool | None = None,
+    cache: MutableMapping | None = None,
 ) -> GduResult:
     """Global data utility of ``masked`` relative to ``original`` (model in the module docstring).
 
@@ -163,6 +165,10 @@ def gdu(
     normality_alpha : level of the one-sample KS normality test.
     progress : progress bar over the pairs of variables (None: automatic — on in terminals and
         notebooks, off in CI and redirected output; see `sdcsession.progress`).
+    cache : a dict kept between calls (e.g. one per original file): the normality, univariate and
+        bivariate tests are stored there under a fingerprint of the data they read and reused, so
+        the original's tests run once and a variable the masking left unchanged costs nothing
+        (results identical to a call without cache; `sdcsession.utility.gdu._cache`).
 
     The files may differ in their number of records (sampling, synthetic data); only a recoding
     derived by pairing needs equal lengths (else `MeasureError`: pass the mapping).
@@ -230,6 +236,14 @@ def gdu(
             raise ParameterError(f"recode_variant: expected one of {RECODE_VARIANTS}, got {v!r}")
         return v
 
+    fp = Fingerprints()
+
+    def run(test: str, a: _Var, b: _Var, sa: _Side, sb: _Side, side_cache: dict) -> Any:
+        if cache is None:
+            return _run(test, a, b, sa, sb, side_cache)
+        key = ("biv", test, a.level, b.level, a.k, b.k, fp(sa), fp(sb))
+        return cached(cache, key, lambda: _run(test, a, b, sa, sb, side_cache))
+
     # ---- prepare variables
     vars_: list[_Var] = []
     uni_rows = []
@@ -241,8 +255,9 @@ def gdu(
         removed = c not in masked.columns
         m = None if removed else masked[c]
         if t == "continuous":
-            t_eff = "normal" if _normal(o.to_numpy(dtype=float, na_value=np.nan),
-                                        normality_alpha) else "nonnormal"
+            x = o.to_numpy(dtype=float, na_value=np.nan)
+            t_eff = "normal" if cached(cache, ("normal", digest(x), normality_alpha),
+                                       lambda x=x: _normal(x, normality_alpha)) else "nonnormal"
         else:
             t_eff = t
         level_o = _LEVEL[t_eff]
@@ -310,7 +325,12 @@ def gdu(
             # the original's own codes live in their own label space: keep k for both sides
             v.k = max(len(labels), int(oc_own.max()) + 1 if len(oc_own) else 0)
         vars_.append(v)
-        uni_rows.append(_univariate(v, o, m))
+        if v.p is None or cache is None:
+            uni_rows.append(_univariate(v, o, m))
+        else:
+            ukey = ("uni", v.name, v.type_o, v.level_o, v.level_p, v.k, v.recoded, v.gr_variant,
+                    v.ldu_gr, fp(v.o), fp(v.p), None if v.d is None else fp(v.d))
+            uni_rows.append(dict(cached(cache, ukey, lambda v=v, o=o, m=m: _univariate(v, o, m))))
 
     # ---- bivariate
     cache_o: dict = {}
@@ -328,8 +348,8 @@ def gdu(
                              "decision": "variable removed", "ldu_biv": 0.0})
             continue
         test = _pair_test(a.level, b.level)
-        to = _run(test, a, b, a.o, b.o, cache_o)
-        tp = _run(test, a, b, a.p, b.p, cache_p)
+        to = run(test, a, b, a.o, b.o, cache_o)
+        tp = run(test, a, b, a.p, b.p, cache_p)
         if to.msd is None:
             direction = float(np.sign(to.coef) * np.sign(tp.coef))
             rev = direction < 0
@@ -337,7 +357,7 @@ def gdu(
             if a.recoded or b.recoded:
                 da = a.d if a.recoded else a.o
                 db = b.d if b.recoded else b.o
-                td = _run(test, a, b, da, db, {})
+                td = run(test, a, b, da, db, {})
                 mo = td.msd
             else:
                 mo = to.msd

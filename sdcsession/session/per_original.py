@@ -1,0 +1,63 @@
+"""Caches shared by every state of a session tree, kept per original file and dropped with it.
+
+- `gdu_cache`: the GDU test cache (`sdcsession.utility.gdu.model.gdu` ``cache=``), so the
+  original's tests run once per tree;
+- `unchanged` and `on_unchanged`: a measure of a state whose columns are those of the original
+  (same values, dtype and index) equals the measure of the original against itself, computed once
+  per tree (e.g. IL1s, eigen and γ of a scenario that recoded keys only: every value the kernel
+  would compute again is the same).
+
+Missing values: `unchanged` compares with `pandas.Series.equals` (missing values in the same
+places are equal).
+
+>>> import pandas as pd
+>>> o = pd.DataFrame({"x": [1.0, None]})
+>>> unchanged(o, o.copy(), ["x"]), unchanged(o, o.assign(x=[1.0, 2.0]), ["x"])
+(True, False)
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pandas as pd
+
+_PER_ORIGINAL: dict[int, dict[str, dict]] = {}
+
+
+def _slot(original: Any, name: str) -> dict:
+    key = id(original)
+    slots = _PER_ORIGINAL.get(key)
+    if slots is None:
+        slots = _PER_ORIGINAL[key] = {}
+        weakref.finalize(original, _PER_ORIGINAL.pop, key, None)
+    return slots.setdefault(name, {})
+
+
+def gdu_cache(original: Any) -> dict:
+    """The GDU test cache of ``original`` (one per session tree)."""
+    return _slot(original, "gdu")
+
+
+def unchanged(original: pd.DataFrame, data: pd.DataFrame, cols: Sequence[str]) -> bool:
+    """Whether ``data`` holds the original's ``cols`` unchanged (values, dtypes, index)."""
+    if data is original:
+        return True
+    if len(data) != len(original) or not data.index.equals(original.index):
+        return False
+    return all(c in data.columns and c in original.columns and data[c].equals(original[c])
+               for c in cols)
+
+
+def on_unchanged(original: pd.DataFrame, data: pd.DataFrame, cols: Sequence[str], key: tuple,
+                 fn: Callable[[pd.DataFrame, pd.DataFrame], Any]) -> Any:
+    """``fn(original, data)``; when ``data`` holds ``cols`` unchanged, ``fn(original, original)``
+    computed once per original under ``key`` (an error is raised again, never stored)."""
+    if not unchanged(original, data, cols):
+        return fn(original, data)
+    memo = _slot(original, "unchanged")
+    if key not in memo:
+        memo[key] = fn(original, original)
+    return memo[key]
