@@ -24,6 +24,7 @@ from scipy import stats
 
 import sdcsession as sdc
 import sdcsession.risk as r
+import sdcsession.risk.attacks as ra
 import sdcsession.utility as u
 from sdcsession.errors import MeasureError, SdcError
 from sdcsession.session.measures import available
@@ -394,6 +395,15 @@ def _register(o, m):  # a registered measure gets the data with its missing valu
         u.CATALOGUE.pop("nan_count")
 
 
+def _model_utility(o, m):
+    pytest.importorskip("sklearn")
+    res = u.model_utility(o, m, target="y", features=["a", "b", "x"], model="linear",
+                          test_size=0.3, seed=1)
+    kept = int(o["y"].notna().sum())
+    assert res.n_test + res.n_train_original == kept
+    assert np.isfinite(res.ratio)
+
+
 UTILITY: dict[str, Callable] = {
     "available_measures": _catalogue,
     "compute": lambda o, m: same(u.compute("il1s", o, m, columns=NUM + ["e"]),
@@ -417,6 +427,8 @@ UTILITY: dict[str, Callable] = {
         max(0, int(m[["z", "k"]].isna().sum().sum()) - int(o[["z", "k"]].isna().sum().sum()))
         / (2 * len(o))),
     "il1s_sdcmicro": _il1s,
+    # records with a missing target are left out of training and testing
+    "model_utility": _model_utility,
     "il1": _il1,
     "discrepancy_table": _discrepancy,
     "eigen_difference": _eigen,
@@ -574,6 +586,38 @@ def _contract_check(st) -> None:
     assert [g.passed for g in got] == want["passed"].tolist()
 
 
+def _attack(measure: str, kernel: str, **params):
+    def check(st):
+        listed = {k: ([list(x) for x in v] if k == "aux_cols" and isinstance(v[0], tuple)
+                      else list(v) if isinstance(v, tuple) else v) for k, v in params.items()}
+        try:
+            want = getattr(ra, kernel)(st.original, st.data, None, **listed)
+        except MeasureError:  # e.g. x recoded into intervals: the measure refuses it too
+            with pytest.raises(MeasureError):
+                st.measure(measure, **params)
+            return
+        same(st.measure(measure, **params).risk, want.risk)
+    return check
+
+
+def _dcr(st):
+    try:
+        want = ra.dcr(st.original, st.data, None, columns=["a", "x", "y"]).dcr
+    except MeasureError:
+        with pytest.raises(MeasureError):
+            st.measure("attack.dcr", columns=("a", "x", "y"))
+        return
+    same(st.measure("attack.dcr", columns=("a", "x", "y")).dcr, want)
+
+
+def _ml_measure(st):
+    pytest.importorskip("sklearn")
+    got = st.measure("utility.ml", target="y", features=("a", "b", "x"), model="linear", seed=1)
+    want = u.model_utility(st.original, st.data, target="y", features=["a", "b", "x"],
+                           model="linear", seed=1)
+    same(got.ratio, want.ratio)
+
+
 SESSION: dict[str, Callable] = {
     "frequencies": _kernel("frequencies", lambda st: r.frequencies(st.data, K(st), weight="w")),
     "individual_risk": _kernel("individual_risk",
@@ -653,6 +697,18 @@ SESSION: dict[str, Callable] = {
     "max_individual_risk": _kernel("max_individual_risk", lambda st: float(
         r.individual_risk(st.data, K(st), weight="w").max())),
     "contract": _contract_check,
+    # the attack measures run the attack kernels on (original, current data), whose rules apply
+    "attack.singling_out": _attack("attack.singling_out", "singling_out", columns=("a", "b"),
+                                   n_attacks=10, n_cols=2, mode="univariate", seed=1),
+    "attack.linkability": _attack("attack.linkability", "linkability",
+                                  aux_cols=(("a", "x"), ("b", "y")), n_attacks=10, seed=1),
+    "attack.inference": _attack("attack.inference", "inference", secret="s",
+                                aux_cols=("a", "b", "x"), n_attacks=10, seed=1),
+    "attack.tcap": lambda st: same(st.measure("attack.tcap", target="s", keys=("a", "b")).tcap,
+                                   ra.tcap(st.original, st.data, keys=["a", "b"],
+                                           target="s").tcap),
+    "attack.dcr": _dcr,
+    "utility.ml": _ml_measure,
 }
 
 
