@@ -184,7 +184,19 @@ def test_tex_to_mathml_converter() -> None:
     assert "<mtext>for every\u00a0</mtext>" in f(r"x \text{for every } j")  # end space kept
     block = f(r"\left(\frac{a}{b}\right)^2", display=True)
     assert block.startswith('<math display="block">') and '<mo fence="true">(</mo>' in block
-    assert "<mtable" in f(r"\begin{cases} 1 & a,\\ 0 & b \end{cases}")
+    cases = f(r"\begin{cases} 1 & a,\\ 0 & b \end{cases}")
+    assert "<mtable" in cases
+    # the brace stretches over the two rows (symmetric, at least two rows tall)
+    brace = re.search(r"<mo ([^>]*)>\{</mo>", cases)
+    assert brace and 'stretchy="true"' in brace[1] and 'symmetric="true"' in brace[1]
+    assert 'minsize="2.6em"' in brace[1]
+    # {}_2F_1: the 2 is a prescript of F (one mmultiscripts), not a subscript of what precedes
+    hyper = f(r"\frac{p_k}{f_k}\; {}_2F_1(1,1;f_k+1;1-p_k)")
+    assert ("<mmultiscripts><mi>F</mi><mn>1</mn><none/><mprescripts/><mn>2</mn><none/>"
+            "</mmultiscripts>") in hyper
+    assert "<msub><mrow></mrow>" not in hyper
+    assert f(r"{}^aX") == ("<math><mmultiscripts><mi>X</mi><none/><none/><mprescripts/><none/>"
+                           "<mi>a</mi></mmultiscripts></math>")
     with pytest.raises(mod.TexError):
         f(r"\unknowncommand{x}")
 
