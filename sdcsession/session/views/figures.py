@@ -143,7 +143,7 @@ FIGURES: dict[str, Figure] = {
         r"\tau_2 = \sum_{f_k=1} \frac{1-\exp(-v_k)}{v_k}", _MODEL_SRC, _MODEL_ASSUME,
         "sample uniques in sparse cells", "recoding keys so that fewer cells are unique"),
     "population_uniques.uniques": _r(
-        "Estimated population uniques", r"\hat U = \sum_k \Pr(F_k = 1 \mid f_k)",
+        "Estimated population uniques", r"\hat U = \sum_k \operatorname{Pr}(F_k = 1 \mid f_k)",
         "Zayatz (1991); Hoshino (2001); Chen & Keller-McNulty (1998); Dankar et al. (2012)",
         "the estimator named in brackets (Dankar's rule chooses among Pitman, Zayatz and SNB); "
         "the population size is the sum of the weights", _KEYS_UP, _KEYS_DOWN),
