@@ -167,7 +167,7 @@ def notebook_markdown(path: Path, where: str = "notebooks") -> tuple[str, dict[s
         nb, resources={"unique_key": path.stem, "output_files_dir": ""})
     rel = "notebooks/" if where == "notebooks" else f"docs/{where}/"
     source = (f'!!! note "Notebook `{rel}{path.name}`"\n    Executed when this site was built, '
-              f"with the outputs below. [Download the notebook]({path.name}){{: download }} "
+              f"with the outputs below. [Download the notebook]({path.name}){{: download='{path.name}' }} "
               'and run it yourself: `pip install -e ".[notebooks]"`, then `jupyter lab`.\n\n')
     first_heading = re.search(r"^# .+$", body, re.M)
     if first_heading:  # the note goes under the title
