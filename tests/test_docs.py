@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 MISSING = [m for m in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers", "yaml",
-                       "nbconvert", "nbformat")
+                       "nbconvert", "nbformat", "nbclient", "ipykernel")
            if importlib.util.find_spec(m) is None]
 
 pytestmark = pytest.mark.skipif(
