@@ -22,6 +22,9 @@ from typing import Any
 import attrs
 import numpy as np
 
+from .. import datasets
+from ..session.session import SdcSession
+
 __all__ = ["EXERCISES", "Exercise", "check", "expected"]
 
 #: the scenario keys of the Redbook lessons
@@ -48,9 +51,7 @@ class Exercise:
 
 # ---------------------------------------------------------------------------- sessions
 def _fair_session() -> Any:
-    import sdcsession as sdc
-
-    return sdc.SdcSession(sdc.datasets.fair(), keys=FAIR_KEYS, sensitive=["affairs"], seed=1)
+    return SdcSession(datasets.fair(), keys=FAIR_KEYS, sensitive=["affairs"], seed=1)
 
 
 @cache
@@ -72,9 +73,7 @@ def _fair_scenarios() -> dict[str, Any]:
 
 
 def _anes_session() -> Any:
-    import sdcsession as sdc
-
-    s = sdc.SdcSession(sdc.datasets.anes96(), keys=ANES_KEYS, numeric=ANES_NUMERIC, seed=1)
+    s = SdcSession(datasets.anes96(), keys=ANES_KEYS, numeric=ANES_NUMERIC, seed=1)
     s.global_recode("age", [17, 30, 45, 60, 75, 100])
     return s
 
@@ -101,16 +100,12 @@ def _anes_release() -> Any:
 
 @cache
 def _survey_session() -> Any:
-    import sdcsession as sdc
-
-    return sdc.SdcSession(sdc.datasets.synthetic_survey(600, seed=7), keys=SURVEY_KEYS,
+    return SdcSession(datasets.synthetic_survey(600, seed=7), keys=SURVEY_KEYS,
                           weight="w", household="hid", seed=1)
 
 
 def _uniques(keys: list[str]) -> int:
-    import sdcsession as sdc
-
-    s = sdc.SdcSession(sdc.datasets.fair(), keys=keys, seed=1)
+    s = SdcSession(datasets.fair(), keys=keys, seed=1)
     return int((s.risk.fk == 1).sum())
 
 
