@@ -6,6 +6,7 @@ reason) when mkdocs-material / mkdocstrings are not installed (``pip install -e 
 
 from __future__ import annotations
 
+import html
 import importlib.util
 import os
 import re
@@ -18,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 MISSING = [m for m in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers", "yaml",
-                       "nbconvert", "nbformat")
+                       "nbconvert", "nbformat", "nbclient", "ipykernel")
            if importlib.util.find_spec(m) is None]
 
 pytestmark = pytest.mark.skipif(
@@ -184,7 +185,19 @@ def test_tex_to_mathml_converter() -> None:
     assert "<mtext>for every\u00a0</mtext>" in f(r"x \text{for every } j")  # end space kept
     block = f(r"\left(\frac{a}{b}\right)^2", display=True)
     assert block.startswith('<math display="block">') and '<mo fence="true">(</mo>' in block
-    assert "<mtable" in f(r"\begin{cases} 1 & a,\\ 0 & b \end{cases}")
+    cases = f(r"\begin{cases} 1 & a,\\ 0 & b \end{cases}")
+    assert "<mtable" in cases
+    # the brace stretches over the two rows (symmetric, at least two rows tall)
+    brace = re.search(r"<mo ([^>]*)>\{</mo>", cases)
+    assert brace and 'stretchy="true"' in brace[1] and 'symmetric="true"' in brace[1]
+    assert 'minsize="2.6em"' in brace[1]
+    # {}_2F_1: the 2 is a prescript of F (one mmultiscripts), not a subscript of what precedes
+    hyper = f(r"\frac{p_k}{f_k}\; {}_2F_1(1,1;f_k+1;1-p_k)")
+    assert ("<mmultiscripts><mi>F</mi><mn>1</mn><none/><mprescripts/><mn>2</mn><none/>"
+            "</mmultiscripts>") in hyper
+    assert "<msub><mrow></mrow>" not in hyper
+    assert f(r"{}^aX") == ("<math><mmultiscripts><mi>X</mi><none/><none/><mprescripts/><none/>"
+                           "<mi>a</mi></mmultiscripts></math>")
     with pytest.raises(mod.TexError):
         f(r"\unknowncommand{x}")
 
@@ -258,3 +271,110 @@ def test_no_internal_issue_numbers_in_user_text() -> None:
     hits = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in places
             for m in pattern.finditer(p.read_text(encoding="utf-8"))]
     assert hits == []
+
+
+# ---------------------------------------------------------------- teaching: course, figures
+PUBLIC_MODULES = ("sdcsession", "sdcsession.risk", "sdcsession.methods", "sdcsession.utility",
+                  "sdcsession.privacy", "sdcsession.tables", "sdcsession.io", "sdcsession.scale",
+                  "sdcsession.session", "sdcsession.present")
+
+
+def documented_names(site: Path) -> set[str]:
+    """Names the API reference documents: the last part of every object anchor
+    (``id="sdcsession.risk.kanon.k_violations"``) and every name in ``<code>`` of its pages."""
+    html = "\n".join(p.read_text(encoding="utf-8") for p in (site / "reference").rglob("*.html"))
+    anchors = re.findall(r'id="(sdcsession(?:\.[A-Za-z_]\w*)+)"', html)
+    code = re.findall(r"<code>(?:[\w.]+\.)?([A-Za-z_]\w*)</code>", html)
+    return {a.rsplit(".", 1)[-1] for a in anchors} | set(code)
+
+
+def test_api_reference_names_every_public_name(site: Path) -> None:
+    import importlib
+
+    documented = documented_names(site)
+    missing = {m: [n for n in importlib.import_module(m).__all__ if n not in documented]
+               for m in PUBLIC_MODULES}
+    assert {m: v for m, v in missing.items() if v} == {}
+    assert "fictitious_public_name" not in documented  # the check can fail
+
+
+def _page_outputs(text: str) -> tuple[int, int]:
+    """(images, tables) of a rendered notebook page's content."""
+    body = text[text.index('<article'):text.index("</article>")]
+    return body.count("<img"), body.count("<table")
+
+
+def test_every_notebook_and_lesson_page_has_its_outputs(site: Path) -> None:
+    books = [("notebooks", p) for p in sorted((ROOT / "notebooks").glob("*.ipynb"))]
+    books += [("course", p) for p in sorted((DOCS / "course").glob("*.ipynb"))]
+    assert len(books) >= 12
+    for where, nb in books:
+        text = (site / where / nb.stem / "index.html").read_text(encoding="utf-8")
+        images, tables = _page_outputs(text)
+        assert images + tables > 0, f"{nb.name}: no table or figure on its page"
+        for src in re.findall(r'<img[^>]+src="([^"]+)"', text[text.index("<article"):]):
+            if not src.startswith(("data:", "http")):
+                assert (site / where / nb.stem / src).resolve().is_file(), (nb.name, src)
+        # a link to download the notebook, and the file behind it
+        assert f'<a download="{nb.name}" href="../{nb.name}">' in text, nb.name
+        assert (site / where / nb.name).is_file(), nb.name
+    lesson = (site / "course" / "06_choosing" / "index.html").read_text(encoding="utf-8")
+    assert _page_outputs(lesson)[0] >= 1  # the R-U map
+    plain = re.sub(r"<[^>]+>", "", lesson)
+    assert "Exercise 6.1" in plain and 'check("6.1", answer)' in html.unescape(plain)
+
+
+def test_the_figures_page_renders_the_explain_registry(site: Path) -> None:
+    from sdcsession.session.views.figures import FIGURES
+
+    text = (site / "concepts" / "figures" / "index.html").read_text(encoding="utf-8")
+    assert "<!-- figures" not in text
+    for name, f in FIGURES.items():
+        assert f"<code>{name}</code>" in text, name
+        assert html.escape(f.source, quote=False) in text, name
+    assert text.count("<math") >= len(FIGURES)
+
+
+def test_prose_figures_are_computed_at_build_time(site: Path) -> None:
+    spec = importlib.util.spec_from_file_location("prose_figures",
+                                                  DOCS / "_ext" / "prose_figures.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    pages = [p.read_text(encoding="utf-8") for p in site.rglob("*.html")]
+    assert not any("{{ figure(" in p or "{{figure(" in p for p in pages)
+    text = (site / "concepts" / "treatments" / "index.html").read_text(encoding="utf-8")
+    if mod.conformance() is None:
+        assert mod.ABSENT in text
+        return
+    import pandas as pd
+
+    from sdcsession.methods.suppression import local_suppression
+
+    ref = mod._reference()["testdata"]
+    df = pd.read_csv(mod.conformance() / "data" / "testdata.csv")
+    keys = ref["keys"]
+    df[keys] = df[keys].astype("category")
+    total = local_suppression(df, keys, k=3)[1]["total"]
+    assert f"testdata k=3: {total:,} vs {ref['kanon_k3']['total']:,}" in " ".join(text.split())
+
+
+def test_importance_is_described_one_way() -> None:
+    """The sdcMicro page describes ``importance`` as the code reads it: names or sdcMicro's
+    numeric vector (both accepted), and the two forms of its example give the same result."""
+    from sdcsession.methods.suppression import local_suppression
+
+    text = (DOCS / "sdcmicro.md").read_text(encoding="utf-8")
+    assert "instead of a\nnumeric vector" not in text and "`importance` takes either form" in text
+    df = sdc_survey()
+    keys = ["region", "urbrur", "sex", "age5", "marstat", "educ"]
+    a = local_suppression(df, keys, k=3, importance=[1, 6, 2, 3, 5, 4])[0]
+    b = local_suppression(df, keys, k=3,
+                          importance=["region", "sex", "age5", "educ", "marstat", "urbrur"])[0]
+    assert a.equals(b) and a[keys].isna().sum().sum() > 0
+
+
+def sdc_survey():
+    import sdcsession as sdc
+
+    return sdc.datasets.synthetic_survey(300, seed=42)

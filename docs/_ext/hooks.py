@@ -3,11 +3,18 @@
 - **Math as MathML.** pymdownx.arithmatex (generic mode) marks every formula; `on_page_content`
   replaces each with the MathML of `tex2mathml.tex_to_mathml`, which browsers render natively: no
   MathJax script, no CDN. A formula the converter does not know fails the build.
-- **Notebooks as pages.** Every ``notebooks/*.ipynb`` is converted with nbconvert's
-  ``MarkdownExporter`` (stored outputs included, images as files next to the page) into a
-  generated page ``notebooks/<name>.md`` (`on_files`), listed in the nav section that holds
-  ``notebooks.md`` under the notebook's first heading (`on_config`). A new notebook appears
-  without editing mkdocs.yml.
+- **Notebooks and lessons as pages, with their outputs.** Every ``notebooks/*.ipynb`` and
+  every lesson ``docs/course/*.ipynb`` is executed (`nbexec.executed`: nbclient, a timeout per
+  cell, a cache shared with the notebook tests) and converted with nbconvert's
+  ``MarkdownExporter`` (tables, figures as image files next to the page) into a generated page
+  ``<folder>/<name>.md`` (`on_files`) with a link to download the notebook, listed in the nav
+  right after ``notebooks.md`` / ``course/index.md`` under the notebook's first heading
+  (`on_config`). A new notebook appears without editing mkdocs.yml; a failing cell fails the
+  build.
+- **Figures in prose and the figure registry.** `on_page_markdown` replaces
+  ``{{ figure("name") }}`` with the value of a registered snippet (`prose_figures`) and the
+  marker ``<!-- figures: risk -->`` / ``<!-- figures: utility -->`` with the text of the
+  registry `sdcsession.session.views.figures.FIGURES` (the text of ``explain()``).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import html
 import json
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +31,17 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 sys.path.insert(0, str(Path(__file__).parent))
+from nbexec import executed  # noqa: E402
+from prose_figures import SNIPPETS, figure  # noqa: E402
 from tex2mathml import TexError, tex_to_mathml  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 OVERVIEW = "notebooks.md"
+COURSE = ROOT / "docs" / "course"
+COURSE_OVERVIEW = "course/index.md"
+#: seconds one notebook cell may run at build time
+CELL_TIMEOUT = 180
 
 _INLINE = re.compile(r'<span class="arithmatex">\\\((.*?)\\\)</span>', re.S)
 _BLOCK = re.compile(r'<div class="arithmatex">\\\[(.*?)\\\]</div>', re.S)
@@ -73,9 +87,59 @@ def on_page_content(html_text: str, page: Any, **kwargs: Any) -> str:
     return math_to_mathml(html_text, page.file.src_uri)
 
 
+# ------------------------------------------------------------- figures in prose, registry
+_FIGURE = re.compile(r"""\{\{\s*figure\(\s*["']([^"']+)["']\s*\)\s*\}\}""")
+_REGISTRY = re.compile(r"<!--\s*figures:\s*(risk|utility)\s*-->")
+
+
+def figures_markdown(kind: str) -> str:
+    """The registry of figures (`sdcsession.session.views.figures.FIGURES`) of one kind as
+    Markdown: the same text ``s.risk.explain(name)`` / ``s.utility.explain(name)`` prints."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from sdcsession.session.views.figures import FIGURES
+
+    out = []
+    for name, f in FIGURES.items():
+        if f.kind != kind:
+            continue
+        out += [f"### {f.title}", "", f"`{name}` — {f.direction}", "", f"$${f.formula}$$", "",
+                f"- **Source:** {f.source}", f"- **Assumptions:** {f.assumptions}",
+                f"- **Moves it up:** {f.up}", f"- **Moves it down:** {f.down}", ""]
+    return "\n".join(out)
+
+
+def on_page_markdown(markdown: str, page: Any, **kwargs: Any) -> str:
+    """Fill ``{{ figure("name") }}`` (computed figures) and ``<!-- figures: risk -->``."""
+
+    def fill(m: re.Match[str]) -> str:
+        if m[1] not in SNIPPETS:
+            raise PluginError(f"{page.file.src_uri}: unknown figure {m[1]!r} "
+                              f"(known: {', '.join(sorted(SNIPPETS))})")
+        return figure(m[1])
+
+    markdown = _FIGURE.sub(fill, markdown)
+    return _REGISTRY.sub(lambda m: figures_markdown(m[1]), markdown)
+
+
 # ------------------------------------------------------------------------------ notebooks
-def notebooks() -> list[Path]:
-    return sorted(NOTEBOOKS.glob("*.ipynb"))
+@dataclass(frozen=True)
+class Collection:
+    """Notebooks rendered as pages: where they are, where their pages go, the nav anchor."""
+
+    folder: Path
+    site_dir: str
+    overview: str
+    #: the .ipynb is already in docs_dir (copied as is) — else it is added for the download
+    in_docs: bool
+
+
+COLLECTIONS = (Collection(NOTEBOOKS, "notebooks", OVERVIEW, False),
+               Collection(COURSE, "course", COURSE_OVERVIEW, True))
+
+
+def notebooks(folder: Path = NOTEBOOKS) -> list[Path]:
+    return sorted(folder.glob("*.ipynb"))
 
 
 def notebook_title(path: Path) -> str:
@@ -90,17 +154,21 @@ def notebook_title(path: Path) -> str:
     return path.stem.replace("_", " ")
 
 
-def notebook_markdown(path: Path) -> tuple[str, dict[str, bytes]]:
-    """The notebook as Markdown (with its stored outputs) and its output images by file name."""
-    import nbformat
+def notebook_markdown(path: Path, where: str = "notebooks") -> tuple[str, dict[str, bytes]]:
+    """The notebook executed (cells with their outputs: tables, figures) as Markdown, and its
+    output images by file name. A cell that fails or runs over `CELL_TIMEOUT` fails the build."""
     from nbconvert import MarkdownExporter
 
-    nb = nbformat.read(path, as_version=4)
+    try:
+        nb = executed(path, timeout=CELL_TIMEOUT)
+    except Exception as e:  # CellExecutionError / CellTimeoutError: name the notebook
+        raise PluginError(f"{where}/{path.name} failed to execute:\n{e}") from None
     body, resources = MarkdownExporter().from_notebook_node(
         nb, resources={"unique_key": path.stem, "output_files_dir": ""})
-    source = (f'!!! note "Notebook `notebooks/{path.name}`"\n    Rendered from the notebook '
-              "(outputs appear when it was saved with them); run it yourself with "
-              '`pip install -e ".[notebooks]"` and `jupyter lab notebooks/`.\n\n')
+    rel = "notebooks/" if where == "notebooks" else f"docs/{where}/"
+    source = (f'!!! note "Notebook `{rel}{path.name}`"\n    Executed when this site was built, '
+              f"with the outputs below. [Download the notebook]({path.name}){{: download='{path.name}' }} "
+              'and run it yourself: `pip install -e ".[notebooks]"`, then `jupyter lab`.\n\n')
     first_heading = re.search(r"^# .+$", body, re.M)
     if first_heading:  # the note goes under the title
         end = first_heading.end()
@@ -111,30 +179,39 @@ def notebook_markdown(path: Path) -> tuple[str, dict[str, bytes]]:
 
 
 def on_config(config: Any, **kwargs: Any) -> Any:
-    """Add one nav entry per notebook to the section that holds ``notebooks.md``."""
-    entries = [{notebook_title(p): f"notebooks/{p.stem}.md"} for p in notebooks()]
+    """Add one nav entry per notebook (and lesson) right after its collection's overview."""
+    for col in COLLECTIONS:
+        entries = [{notebook_title(p): f"{col.site_dir}/{p.stem}.md"}
+                   for p in notebooks(col.folder)]
 
-    def visit(node: Any) -> bool:
-        if isinstance(node, list):
-            if any(x == OVERVIEW or (isinstance(x, dict) and OVERVIEW in x.values())
-                   for x in node):
-                node.extend(e for e in entries if e not in node)
-                return True
-            return any(visit(x) for x in node)
-        if isinstance(node, dict):
-            return any(visit(v) for v in node.values())
-        return False
+        def visit(node: Any, col: Collection = col, entries: list = entries) -> bool:
+            if isinstance(node, list):
+                at = [i for i, x in enumerate(node) if x == col.overview or (
+                    isinstance(x, dict) and col.overview in x.values())]
+                if at:
+                    new = [e for e in entries if e not in node]
+                    node[at[0] + 1:at[0] + 1] = new
+                    return True
+                return any(visit(x) for x in node)
+            if isinstance(node, dict):
+                return any(visit(v) for v in node.values())
+            return False
 
-    if config.get("nav") is not None and not visit(config["nav"]):
-        raise PluginError(f"hooks: no nav section holds {OVERVIEW} for the notebook pages")
+        if config.get("nav") is not None and not visit(config["nav"]):
+            raise PluginError(f"hooks: no nav section holds {col.overview} for the notebook pages")
     return config
 
 
 def on_files(files: Files, config: Any, **kwargs: Any) -> Files:
-    """Generate a page (and its images) for every notebook."""
-    for path in notebooks():
-        body, outputs = notebook_markdown(path)
-        files.append(File.generated(config, f"notebooks/{path.stem}.md", content=body))
-        for name, data in outputs.items():
-            files.append(File.generated(config, f"notebooks/{Path(name).name}", content=data))
+    """Generate a page (and its images, and the notebook to download) for every notebook."""
+    for col in COLLECTIONS:
+        for path in notebooks(col.folder):
+            body, outputs = notebook_markdown(path, col.site_dir)
+            files.append(File.generated(config, f"{col.site_dir}/{path.stem}.md", content=body))
+            for name, data in outputs.items():
+                files.append(File.generated(config, f"{col.site_dir}/{Path(name).name}",
+                                            content=data))
+            if not col.in_docs:
+                files.append(File.generated(config, f"{col.site_dir}/{path.name}",
+                                            content=path.read_bytes()))
     return files

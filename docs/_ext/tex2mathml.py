@@ -149,7 +149,17 @@ class _Parser:
 
     def scripted(self) -> str:
         base = self.atom()
+        if base == "<mrow></mrow>":  # {}_2F_1: scripts written before the next atom
+            sub, sup = self._scripts(base)[1:]
+            if (sub is not None or sup is not None) and self.peek() is not None:
+                return self._prescripted(sub, sup)
+            return self._attach(base, sub, sup, big=False)
         big = base.startswith("<mo largeop") or base in _LIMITS
+        base, sub, sup = self._scripts(base)
+        return self._attach(base, sub, sup, big)
+
+    def _scripts(self, base: str) -> tuple[str, str | None, str | None]:
+        """The primes, subscript and superscript after ``base``."""
         sub = sup = None
         while True:
             tok = self.peek(skip_space=True)
@@ -163,7 +173,16 @@ class _Parser:
                 self.take()
                 sub = self.arg()
             else:
-                break
+                return base, sub, sup
+
+    def _prescripted(self, pre_sub: str | None, pre_sup: str | None) -> str:
+        """``{}_2F_1``: one ``mmultiscripts`` with the prescripts and the atom's own scripts."""
+        base, sub, sup = self._scripts(self.atom())
+        none = "<none/>"
+        return (f"<mmultiscripts>{base}{sub or none}{sup or none}<mprescripts/>"
+                f"{pre_sub or none}{pre_sup or none}</mmultiscripts>")
+
+    def _attach(self, base: str, sub: str | None, sup: str | None, big: bool) -> str:
         under = big and self.display
         if sub is not None and sup is not None:
             tag = "munderover" if under else "msubsup"
@@ -293,7 +312,11 @@ class _Parser:
         body = "".join("<mtr>" + "".join(r) + "</mtr>" for r in rows)
         table = f'<mtable columnalign="left left">{body}</mtable>'
         if env == "cases":
-            return f'<mrow><mo fence="true" form="prefix" stretchy="true">{{</mo>{table}</mrow>'
+            # the brace spans the rows: stretchy and symmetric, at least as tall as the rows
+            # (browsers without a math font would otherwise draw a one-line brace)
+            size = f"{1.3 * len(rows):.1f}em"
+            return (f'<mrow><mo fence="true" form="prefix" stretchy="true" symmetric="true" '
+                    f'minsize="{size}" maxsize="{size}">{{</mo>{table}</mrow>')
         if env == "pmatrix":
             return f"<mrow><mo>(</mo>{table}<mo>)</mo></mrow>"
         return table

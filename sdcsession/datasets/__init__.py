@@ -1,4 +1,4 @@
-"""Synthetic teaching and benchmark data sets shipped with sdcsession.
+"""Teaching and benchmark data sets: the synthetic survey, and real public files (`public`).
 
 Example
 -------
@@ -16,3 +16,7 @@ __all__ = ["synthetic_survey"]
 from .synthesis import synthesize  # noqa: E402  (synthetic data from a user's file)
 
 __all__ += ["synthesize"]
+
+from .public import anes96, fair  # noqa: E402  (real public microdata shipped by statsmodels)
+
+__all__ += ["anes96", "fair"]

@@ -6,6 +6,8 @@
 - `scenario_measures`: the measures of a scenario comparison and the frontier;
 - `contract_checks`: utility contracts on states (the ``contract`` measure, ``s.utility.check``);
 - `_numeric_columns`: which numeric variables the numeric measures use;
+- `figures`: the registry of what every risk and utility figure means (`FIGURES`);
+- `explain`: ``s.risk.explain(name)`` / ``s.utility.explain(name)`` (`explain_figure`);
 - `tables_view`: `TablesView` (``s.tabulate``, ``s.record_keys()``, ``s.tabulations``).
 """
 

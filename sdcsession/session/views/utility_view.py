@@ -247,6 +247,22 @@ class UtilitySummary:
                 rows.append({"measure": "lambda", "variable": key, "value": float(v)})
         return pd.DataFrame(rows, columns=["measure", "variable", "value"])
 
+    def explain(self, name: str) -> Any:
+        """What figure ``name`` of ``to_frame()`` means: its formula, source and assumptions, its
+        current value with the quantities that produce it, and what moves it up or down.
+
+        The text comes from the registry `sdcsession.session.views.figures.FIGURES`, which the
+        docs page *What every figure means* renders too. Missing values: the figure's own rule.
+
+        >>> import sdcsession as sdc
+        >>> s = sdc.SdcSession(sdc.datasets.synthetic_survey(100, seed=1), keys=["sex"], seed=1)
+        >>> s.utility.explain("il1s").figure.kind
+        'utility'
+        """
+        from .explain import explain_figure
+
+        return explain_figure(self, name)
+
     def summary_rows(self) -> list[tuple[str, str]]:
         rows = [("suppressed key values", fmt(self.suppressions_total))]
         ch = self.records_changed
