@@ -4,6 +4,9 @@ A *C-step* (concentration step) takes the mean μ and covariance Σ of an h-subs
 squared Mahalanobis distances of all records and keeps the h records with the smallest ones; the
 determinant never increases (Rousseeuw & Van Driessen 1999, theorem 1). A *random start* is a
 random (p + 1)-subset, extended by further random records while its covariance is singular.
+``fastmcd`` draws all starts of a group at once (the p + 1 smallest of n uniform keys per start,
+`random_starts`) and runs their two C-steps as stacked arrays (`_screen`): the same search, with
+the per-start Python overhead gone (random subsets other than ``Generator.choice`` would give).
 
 ``fastmcd`` is the search of Rousseeuw & Van Driessen (1999), section 3, with the settings of
 R's ``robustbase::covMcd`` (nsamp = 500, nmini = 300, kmini = 5):
@@ -37,7 +40,7 @@ import numpy as np
 
 from ...errors import MeasureError
 
-__all__ = ["cholesky", "distances", "concentrate", "random_start", "fastmcd"]
+__all__ = ["cholesky", "distances", "concentrate", "random_start", "random_starts", "fastmcd"]
 
 NMINI, KMINI, KEEP = 300, 5, 10
 
@@ -101,8 +104,18 @@ def random_start(x: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:
         return distances(np.linalg.cholesky(cov), x, mu)
     except np.linalg.LinAlgError:
         pass
+    return _extend(x, idx, cov, rng)
+
+
+def _extend(x: np.ndarray, idx: np.ndarray, cov: np.ndarray, rng: np.random.Generator
+            ) -> np.ndarray | None:
+    """Distances from the random subset ``idx`` whose covariance ``cov`` has no Cholesky
+    factor: extended by 1, 2, 4, … further random records while singular (None when even all
+    records are); a merely ill-conditioned subset is used with the pseudo-inverse."""
+    n, p = x.shape
+    start = x[idx]
     if np.linalg.matrix_rank(cov) < p:
-        rest = np.setdiff1d(np.arange(n), idx)[rng.permutation(n - p - 1)]
+        rest = np.setdiff1d(np.arange(n), idx)[rng.permutation(n - len(idx))]
         size = 0
         while np.linalg.matrix_rank(cov) < p and size < len(rest):
             size = min(max(1, 2 * size), len(rest))  # doubling: few steps on discrete data
@@ -137,13 +150,14 @@ def fastmcd(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator, exac
         hg = int(sizes[0] * h / n)
         cands: list[tuple[np.ndarray, np.ndarray]] = []
         for g in groups:
-            cands += _screen(x[g], hg, [random_start(x[g], rng) for _ in range(n_starts // k)],
-                             exact_fit)
+            cands += _screen(x[g], hg, random_starts(x[g], n_starts // k, rng), exact_fit)
         merged = x[pool]
-        starts = [distances(cholesky(c, exact_fit), merged, m) for m, c in cands]
-        cands = _screen(merged, int(len(pool) * h / n), starts, exact_fit)
+        mus = np.array([m for m, _ in cands])
+        chols = _cholesky_many(np.array([c for _, c in cands]), exact_fit)
+        cands = _screen(merged, int(len(pool) * h / n), _distances_many(chols, merged, mus),
+                        exact_fit)
     else:
-        cands = _screen(x, h, [random_start(x, rng) for _ in range(n_starts)], exact_fit)
+        cands = _screen(x, h, random_starts(x, n_starts, rng), exact_fit)
     if not cands:
         raise MeasureError("mcd: every starting subset is singular: the records lie on a "
                            "hyperplane (collinear variables: exact fit)")
@@ -156,17 +170,90 @@ def fastmcd(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator, exac
     return best
 
 
-def _screen(x: np.ndarray, h: int, starts: list[np.ndarray | None], exact_fit: str
+def _screen(x: np.ndarray, h: int, starts: np.ndarray, exact_fit: str
             ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Two C-steps from each start; mean and covariance of the 10 distinct best subsets."""
-    found: dict[bytes, tuple[float, np.ndarray, np.ndarray]] = {}
-    for d2 in starts:
-        if d2 is None:
-            continue
-        log_det, subset, mu, cov = concentrate(x, d2, h, 2, exact_fit)
-        found.setdefault(subset.tobytes(), (log_det, mu, cov))
-    best = sorted(found.values(), key=lambda t: t[0])[:KEEP]
-    return [(mu, cov) for _, mu, cov in best]
+    """Two C-steps from each start (rows of ``starts``: squared distances, NaN rows skipped), all
+    starts at once; mean and covariance of the 10 distinct best subsets (first start wins ties)."""
+    starts = starts[~np.isnan(starts).any(axis=1)]
+    if not len(starts):
+        return []
+    d2, subset = starts, None
+    for _ in range(2):
+        subset = np.sort(np.argpartition(d2, h - 1, axis=1)[:, :h], axis=1)
+        xs = x[subset]  # starts × h × p
+        mu = xs.sum(axis=1) / h
+        c = xs - mu[:, None, :]
+        cov = np.einsum("sij,sik->sjk", c, c) / (h - 1)
+        chol = _cholesky_many(cov, exact_fit)
+        log_det = 2.0 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
+        d2 = _distances_many(chol, x, mu)
+    found: dict[bytes, int] = {}
+    for i in range(len(subset)):
+        found.setdefault(subset[i].tobytes(), i)
+    best = sorted(found.values(), key=lambda i: log_det[i])[:KEEP]
+    return [(mu[i], cov[i]) for i in best]
+
+
+def random_starts(x: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """Squared distances (count × n) from ``count`` random (p + 1)-subsets drawn at once: each
+    subset is the p + 1 records of smallest uniform key in a row of ``count × n`` uniform keys
+    (a uniformly random subset). A singular subset is extended as in `random_start` (1, 2, 4, …
+    further random records); a row of NaN when even all records are singular."""
+    n, p = x.shape
+    idx = np.argpartition(rng.random((count, n)), p, axis=1)[:, :p + 1]
+    pts = x[idx]  # count × (p + 1) × p
+    mu = pts.mean(axis=1)
+    c = pts - mu[:, None, :]
+    cov = np.einsum("sij,sik->sjk", c, c) / p
+    out = np.full((count, n), np.nan)
+    regular = _regular(cov)
+    if regular.any():
+        out[regular] = _distances_many(np.linalg.cholesky(cov[regular]), x, mu[regular])
+    for i in np.flatnonzero(~regular):
+        d2 = _extend(x, idx[i], cov[i], rng)
+        if d2 is not None:
+            out[i] = d2
+    return out
+
+
+def _regular(cov: np.ndarray) -> np.ndarray:
+    """Per matrix of the stack: has a Cholesky factor (positive definite)."""
+    try:
+        np.linalg.cholesky(cov)
+        return np.ones(len(cov), dtype=bool)
+    except np.linalg.LinAlgError:
+        # positive leading principal minors (Sylvester's criterion) screen the stack at once;
+        # the factorisation itself decides for the ones that pass
+        ok = np.ones(len(cov), dtype=bool)
+        for k in range(1, cov.shape[1] + 1):
+            ok &= np.linalg.det(cov[:, :k, :k]) > 0
+        try:
+            np.linalg.cholesky(cov[ok])
+            return ok
+        except np.linalg.LinAlgError:
+            ok = np.zeros(len(cov), dtype=bool)
+        for i, m in enumerate(cov):
+            try:
+                np.linalg.cholesky(m)
+                ok[i] = True
+            except np.linalg.LinAlgError:
+                pass
+        return ok
+
+
+def _cholesky_many(cov: np.ndarray, exact_fit: str) -> np.ndarray:
+    """Lower Cholesky factors of a stack of covariances (`cholesky` for each singular one)."""
+    try:
+        return np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        return np.array([cholesky(m, exact_fit) for m in cov])
+
+
+def _distances_many(chol: np.ndarray, x: np.ndarray, mu: np.ndarray) -> np.ndarray:
+    """`distances` for a stack of Cholesky factors and centres: starts × n."""
+    linv = np.linalg.inv(chol)
+    y = np.matmul(x[None, :, :] - mu[:, None, :], np.swapaxes(linv, 1, 2))
+    return np.einsum("sij,sij->si", y, y)
 
 
 def _final_steps(np_: int) -> int:
