@@ -183,7 +183,7 @@ def _screen(x: np.ndarray, h: int, starts: np.ndarray, exact_fit: str
         xs = x[subset]  # starts × h × p
         mu = xs.sum(axis=1) / h
         c = xs - mu[:, None, :]
-        cov = np.einsum("sij,sik->sjk", c, c) / (h - 1)
+        cov = _crossprod(c) / (h - 1)
         chol = _cholesky_many(cov, exact_fit)
         log_det = 2.0 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
         d2 = _distances_many(chol, x, mu)
@@ -196,23 +196,60 @@ def _screen(x: np.ndarray, h: int, starts: np.ndarray, exact_fit: str
 
 def random_starts(x: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
     """Squared distances (count × n) from ``count`` random (p + 1)-subsets drawn at once: each
-    subset is the p + 1 records of smallest uniform key in a row of ``count × n`` uniform keys
-    (a uniformly random subset). A singular subset is extended as in `random_start` (1, 2, 4, …
-    further random records); a row of NaN when even all records are singular."""
+    row of ``count × n`` uniform keys orders the records at random, and a start is the p + 1
+    records of smallest key (a uniformly random subset). A singular start is extended by the
+    next 1, 2, 4, … records in its row's order while its covariance is singular (as in
+    `random_start`), and then used with the pseudo-inverse; a row of NaN when even all records
+    are singular."""
     n, p = x.shape
-    idx = np.argpartition(rng.random((count, n)), p, axis=1)[:, :p + 1]
+    keys = rng.random((count, n))
+    idx = np.argpartition(keys, p, axis=1)[:, :p + 1]
     pts = x[idx]  # count × (p + 1) × p
     mu = pts.mean(axis=1)
     c = pts - mu[:, None, :]
-    cov = np.einsum("sij,sik->sjk", c, c) / p
+    cov = _crossprod(c) / p
     out = np.full((count, n), np.nan)
     regular = _regular(cov)
     if regular.any():
         out[regular] = _distances_many(np.linalg.cholesky(cov[regular]), x, mu[regular])
-    for i in np.flatnonzero(~regular):
-        d2 = _extend(x, idx[i], cov[i], rng)
-        if d2 is not None:
-            out[i] = d2
+    rows = np.flatnonzero(~regular)
+    if len(rows):
+        _extend_many(x, np.argsort(keys[rows], axis=1, kind="stable"), rows, out)
+    return out
+
+
+def _extend_many(x: np.ndarray, order: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
+    """Distances into ``out[rows]`` from the singular starts: the first p + 1 + s records of
+    each row of ``order``, s = 0, 1, 2, 4, … until the covariance has rank p (pseudo-inverse
+    distances); rows singular with all records stay NaN."""
+    n, p = x.shape
+    active = np.arange(len(rows))
+    size = 0
+    while len(active):
+        m = min(p + 1 + size, n)
+        pts = x[order[active, :m]]
+        mu = pts.mean(axis=1)
+        c = pts - mu[:, None, :]
+        cov = _crossprod(c) / (m - 1)
+        done = np.linalg.matrix_rank(cov) == p
+        if done.any():
+            pinv = np.linalg.pinv(cov[done])
+            diff = x[None, :, :] - mu[done][:, None, :]
+            out[rows[active[done]]] = np.einsum("sij,sjk,sik->si", diff, pinv, diff)
+        active = active[~done]
+        if m == n:
+            break
+        size = max(1, 2 * size)
+
+
+def _crossprod(c: np.ndarray) -> np.ndarray:
+    """``c_sᵀ c_s`` for each s of the stack c (starts × m × p), entry by entry (cheaper than
+    a stacked matrix product for small p)."""
+    p = c.shape[2]
+    out = np.empty((len(c), p, p))
+    for j in range(p):
+        for k in range(j + 1):
+            out[:, j, k] = out[:, k, j] = np.einsum("ij,ij->i", c[:, :, j], c[:, :, k])
     return out
 
 
@@ -250,10 +287,21 @@ def _cholesky_many(cov: np.ndarray, exact_fit: str) -> np.ndarray:
 
 
 def _distances_many(chol: np.ndarray, x: np.ndarray, mu: np.ndarray) -> np.ndarray:
-    """`distances` for a stack of Cholesky factors and centres: starts × n."""
+    """`distances` for a stack of Cholesky factors and centres: starts × n.
+
+    ``y = L⁻¹(x − μ)`` is formed variable by variable (L⁻¹ is lower triangular): p(p + 1)/2
+    multiply-adds on starts × n arrays, much cheaper than stacked p × p matrix products.
+    """
     linv = np.linalg.inv(chol)
-    y = np.matmul(x[None, :, :] - mu[:, None, :], np.swapaxes(linv, 1, 2))
-    return np.einsum("sij,sij->si", y, y)
+    p = x.shape[1]
+    diff = [x[None, :, j] - mu[:, j, None] for j in range(p)]
+    d2 = np.zeros((len(mu), len(x)))
+    for k in range(p):
+        y = linv[:, k, 0, None] * diff[0]
+        for j in range(1, k + 1):
+            y += linv[:, k, j, None] * diff[j]
+        d2 += y * y
+    return d2
 
 
 def _final_steps(np_: int) -> int:
