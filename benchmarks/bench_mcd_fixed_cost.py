@@ -6,7 +6,9 @@ income/expend (many zeros: many singular random starts). Prints wall and CPU tim
 
 The FastMCD search (robustbase's covMcd settings: 500 random starts, nested subsamples) runs its
 random starts and their two C-steps for all starts at once (stacked numpy arrays) instead of one
-start at a time; ``rmd_risk`` runs it ``runs=10`` times. Before: mv_top_code 0.14 s CPU at 10,000
+start at a time, with BLAS limited to one thread (threadpoolctl, when installed): on a loaded
+machine, BLAS threads woken for hundreds of 2 x 2 products cost more than the products.
+``rmd_risk`` runs the search ``runs=10`` times. Before: mv_top_code 0.14 s CPU at 10,000
 records. sdcMicro (from the side-by-side review, where ours were 0.6x and 0.5x its speed at
 0.1 s and 1 s): mvTopCoding about 0.06 s, dRiskRMD about 0.5 s.
 """

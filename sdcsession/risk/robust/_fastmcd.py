@@ -36,6 +36,9 @@ Example
 
 from __future__ import annotations
 
+import contextlib
+from typing import Any
+
 import numpy as np
 
 from ...errors import MeasureError
@@ -137,6 +140,33 @@ def fastmcd(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator, exac
     >>> fastmcd(x, 352, 100, np.random.default_rng(0), "error")[1].shape
     (352,)
     """
+    with _one_blas_thread():  # many small products (p × p factors): threads cost more than they save
+        cands = _candidates(x, h, n_starts, rng, exact_fit)
+        n, p = x.shape
+        if not cands:
+            raise MeasureError("mcd: every starting subset is singular: the records lie on a "
+                               "hyperplane (collinear variables: exact fit)")
+        steps = min(max_steps, _final_steps(n * p))
+        best = None
+        for mu, cov in cands[:1] if n > 5000 else cands:
+            fit = concentrate(x, distances(cholesky(cov, exact_fit), x, mu), h, steps, exact_fit)
+            if best is None or fit[0] < best[0]:
+                best = fit
+    return best
+
+
+def _one_blas_thread() -> Any:
+    """A context limiting BLAS to one thread (``threadpoolctl`` when installed, else none)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - optional
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
+def _candidates(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator,
+                exact_fit: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (mean, covariance) candidates of the random-start stages (module docstring)."""
     n, p = x.shape
     if n >= 2 * NMINI:
         k = min(n // NMINI, KMINI)
@@ -158,16 +188,7 @@ def fastmcd(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator, exac
                         exact_fit)
     else:
         cands = _screen(x, h, random_starts(x, n_starts, rng), exact_fit)
-    if not cands:
-        raise MeasureError("mcd: every starting subset is singular: the records lie on a "
-                           "hyperplane (collinear variables: exact fit)")
-    steps = min(max_steps, _final_steps(n * p))
-    best = None
-    for mu, cov in cands[:1] if n > 5000 else cands:
-        fit = concentrate(x, distances(cholesky(cov, exact_fit), x, mu), h, steps, exact_fit)
-        if best is None or fit[0] < best[0]:
-            best = fit
-    return best
+    return cands
 
 
 def _screen(x: np.ndarray, h: int, starts: np.ndarray, exact_fit: str
