@@ -180,9 +180,12 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
         for pi in targets:
             ci = np.flatnonzero((bits | pi) == u)  # contributors j with P_j | P_i == u
             gc = g[ci]
-            cb = bits[ci]
-            same = (cb == 0) | (cb == pi)
-            factor = None if alpha == 1.0 or same.all() else np.where(same, 1.0, alpha)
+            if u == 0 or alpha == 1.0:  # u == 0: complete records only, weight 1
+                factor = None
+            else:
+                cb = bits[ci]
+                same = (cb == 0) | (cb == pi)
+                factor = None if same.all() else np.where(same, 1.0, alpha)
             ti = rows_of[pi]
             gt = g[ti]
             fk[ti] += np.bincount(gc, weights=factor, minlength=size)[gt]
@@ -251,21 +254,21 @@ def _expanded(codes: np.ndarray, cards: list[int], weights: np.ndarray | None, a
             else:
                 ti = rows_of[pi]
                 part_t = r[ti] - codes[ti][:, keys_of[u]] @ mult[keys_of[u]]
-                mask = np.zeros(n, dtype=bool)
+                parts = [rows_of[q] for q in qs if q]
                 if 0 in qs:  # complete contributors: those a target's expansion reaches
                     mark = np.zeros(size, dtype=bool)
                     mark[(part_t[:, None] + eu[None, :]).ravel()] = True
-                    mask[rows0[mark[r0]]] = True
-                for q in qs:
-                    if q:
-                        mask[rows_of[q]] = True
-                ci = np.flatnonzero(mask)
+                    parts.append(rows0[mark[r0]])
+                ci = parts[0] if len(parts) == 1 else np.sort(np.concatenate(parts))
                 gc = r[ci] - codes[ci][:, keys_of[u]] @ mult[keys_of[u]]
                 gt = part_t
                 reps = 1
-            cb = bits[ci]
-            same = (cb == 0) | (cb == pi)
-            factor = None if alpha == 1.0 or same.all() else np.where(same, 1.0, alpha)
+            if u == 0 or alpha == 1.0:  # u == 0: complete records only, weight 1
+                factor = None
+            else:
+                cb = bits[ci]
+                same = (cb == 0) | (cb == pi)
+                factor = None if same.all() else np.where(same, 1.0, alpha)
             fw = None if factor is None else np.repeat(factor, reps)
             wc = None
             if weights is not None:
