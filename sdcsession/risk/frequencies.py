@@ -19,7 +19,12 @@ for each pattern ``P_i`` inside ``U``, one weighted ``bincount`` over the codes 
 records (those with ``P_j | P_i = U``; weights ``c_ij``, or ``c_ij * w_j``) is gathered back to the
 records of pattern ``P_i``.
 The cost is a few vectorised passes per pattern pair, never a loop over records; without missing
-values it is a single ``bincount`` of the combined key codes.
+values it is a single ``bincount`` of the combined key codes. When the mixed-radix space of all
+keys is small (at most 4n + 1024 codes), the same sums are formed by *expansion* instead: a record
+missing the keys of U matches the complete records whose full code is its code on the other keys
+plus one of the codes of the missing keys, so its contribution is a ``bincount`` of those expanded
+codes, and the complete records' sums over all unions are added table by table and read once
+(``_expanded``; bit for bit the same floats: every sum has the same terms in the same order).
 
 Reference: Templ, Kowarik & Meindl (2015), *Statistical Disclosure Control for Micro-Data Using the
 R Package sdcMicro*, J. Stat. Softw. 67(4), section 3.1 (frequency counts, missing values as
@@ -150,8 +155,6 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
     else:
         pats = np.unique(bits)
     pats_l = [int(x) for x in pats]
-    fk = np.zeros(n, dtype=np.float64)
-    Fk = np.zeros(n, dtype=np.float64) if weights is not None else fk
     unions: dict[int, list[int]] = {}
     for pi in pats_l:
         for q in pats_l:
@@ -161,6 +164,11 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
             if pi not in targets:
                 targets.append(pi)
     rows_of = {pi: np.flatnonzero(bits == pi) for pi in pats_l}
+    fast = _expanded(codes, cards, weights, alpha, bits, pats_l, unions, rows_of)
+    if fast is not None:
+        return fast
+    fk = np.zeros(n, dtype=np.float64)
+    Fk = np.zeros(n, dtype=np.float64) if weights is not None else fk
     for u, targets in unions.items():
         obs = [j for j in range(p) if not (u >> j) & 1]
         # codes on the keys observed outside u, for all records (only records whose pattern is
@@ -172,9 +180,12 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
         for pi in targets:
             ci = np.flatnonzero((bits | pi) == u)  # contributors j with P_j | P_i == u
             gc = g[ci]
-            cb = bits[ci]
-            same = (cb == 0) | (cb == pi)
-            factor = None if alpha == 1.0 or same.all() else np.where(same, 1.0, alpha)
+            if u == 0 or alpha == 1.0:  # u == 0: complete records only, weight 1
+                factor = None
+            else:
+                cb = bits[ci]
+                same = (cb == 0) | (cb == pi)
+                factor = None if same.all() else np.where(same, 1.0, alpha)
             ti = rows_of[pi]
             gt = g[ti]
             fk[ti] += np.bincount(gc, weights=factor, minlength=size)[gt]
@@ -182,6 +193,121 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
                 wc = weights[ci] if factor is None else weights[ci] * factor
                 Fk[ti] += np.bincount(gc, weights=wc, minlength=size)[gt]
     return fk, Fk
+
+
+def _expanded(codes: np.ndarray, cards: list[int], weights: np.ndarray | None, alpha: float,
+              bits: np.ndarray, pats_l: list[int], unions: dict[int, list[int]],
+              rows_of: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The sums of `_frequencies_from_codes` by *expansion* (bit for bit the same), or None when
+    the full radix space of the keys is too large for it.
+
+    With R the mixed-radix code of all keys, a record missing the keys of u matches exactly the
+    complete records whose codes are its code on the other keys plus one of the prod(cards[u])
+    codes of the missing keys. So a complete record's count from the records of pattern u is one
+    ``bincount`` of those expanded codes (contributor by contributor, in record order: the same
+    additions in the same order as the bin of the union's code), read at R; and the complete
+    records matching a few targets are found by marking the targets' expanded codes — no pass
+    that recombines the keys per union.
+    """
+    n, p = codes.shape
+    size = 1
+    for c in cards:
+        size *= c
+    if size > 4 * n + 1024:
+        return None
+    mult = np.ones(p, dtype=np.int64)
+    for j in range(p - 2, -1, -1):
+        mult[j] = mult[j + 1] * cards[j + 1]
+    keys_of = {u: [j for j in range(p) if (u >> j) & 1] for u in set(unions) | set(pats_l)}
+
+    def offsets(u: int) -> np.ndarray:
+        e = np.zeros(1, dtype=np.int64)
+        for j in keys_of[u]:
+            e = (e[:, None] + np.arange(cards[j], dtype=np.int64)[None, :] * mult[j]).ravel()
+        return e
+
+    for u, targets in unions.items():  # expansion sizes stay within a few times n
+        if len(offsets(u)) * max(len(rows_of.get(u, ())), max(len(rows_of[t]) for t in targets
+                                                                if t) if any(targets) else 0) > 4 * n:
+            return None
+    r = codes[:, 0] * mult[0]  # records with missing keys get a code they never use as such
+    for j in range(1, p):
+        r += codes[:, j] * mult[j]
+    rows0 = rows_of.get(0, np.zeros(0, dtype=np.int64))
+    r0 = r[rows0]
+    acc_fk = {pi: np.zeros(len(rw)) for pi, rw in rows_of.items() if pi}
+    acc_Fk = ({pi: np.zeros(len(rw)) for pi, rw in rows_of.items() if pi}
+              if weights is not None else acc_fk)
+    table_fk = np.zeros(size)
+    table_Fk = np.zeros(size) if weights is not None else table_fk
+    for u, targets in unions.items():
+        eu = offsets(u)
+        for pi in targets:
+            qs = [q for q in pats_l if q | pi == u]
+            if pi == 0:
+                ci = rows_of[u]  # u == 0: the complete records themselves
+                gc = r0 if u == 0 else (
+                    (r[ci] - codes[ci][:, keys_of[u]] @ mult[keys_of[u]])[:, None]
+                    + eu[None, :]).ravel()
+                gt = None
+                reps = 1 if u == 0 else len(eu)
+            else:
+                ti = rows_of[pi]
+                part_t = r[ti] - codes[ti][:, keys_of[u]] @ mult[keys_of[u]]
+                parts = [rows_of[q] for q in qs if q]
+                if 0 in qs:  # complete contributors: those a target's expansion reaches
+                    mark = np.zeros(size, dtype=bool)
+                    mark[(part_t[:, None] + eu[None, :]).ravel()] = True
+                    parts.append(rows0[mark[r0]])
+                ci = parts[0] if len(parts) == 1 else np.sort(np.concatenate(parts))
+                gc = r[ci] - codes[ci][:, keys_of[u]] @ mult[keys_of[u]]
+                gt = part_t
+                reps = 1
+            if u == 0 or alpha == 1.0:  # u == 0: complete records only, weight 1
+                factor = None
+            else:
+                cb = bits[ci]
+                same = (cb == 0) | (cb == pi)
+                factor = None if same.all() else np.where(same, 1.0, alpha)
+            fw = None if factor is None else np.repeat(factor, reps)
+            wc = None
+            if weights is not None:
+                wc = np.repeat(weights[ci] if factor is None else weights[ci] * factor, reps)
+            if pi == 0:  # complete targets: add whole tables (per code: the same additions)
+                table_fk += np.bincount(gc, weights=fw, minlength=size)
+                if weights is not None:
+                    table_Fk += np.bincount(gc, weights=wc, minlength=size)
+                continue
+            acc_fk[pi] += _sums_at(gc, fw, gt, size)
+            if weights is not None:
+                acc_Fk[pi] += _sums_at(gc, wc, gt, size)
+    fk = np.zeros(n, dtype=np.float64)
+    Fk = np.zeros(n, dtype=np.float64) if weights is not None else fk
+    for pi, rw in rows_of.items():
+        fk[rw] = table_fk[r0] if pi == 0 else acc_fk[pi]
+        if weights is not None:
+            Fk[rw] = table_Fk[r0] if pi == 0 else acc_Fk[pi]
+    return fk, Fk
+
+
+def _sums_at(gc: np.ndarray, w: np.ndarray | None, gt: np.ndarray, size: int) -> np.ndarray:
+    """``np.bincount(gc, weights=w, minlength=size)[gt]``, bit for bit; when one side is short,
+    only the bins of its codes are summed (each over the same contributions in the same order;
+    a bin no contributor reaches gives 0.0), without a ``size``-long float array."""
+    if min(len(gc), len(gt)) * 64 >= size:
+        return np.bincount(gc, weights=w, minlength=size)[gt]
+    keys = np.unique(gt if len(gt) <= len(gc) else gc)
+    slot = np.full(size, -1, dtype=np.int64)
+    slot[keys] = np.arange(len(keys))
+    pc = slot[gc]
+    hit_c = pc >= 0
+    counts = np.bincount(pc[hit_c], weights=None if w is None else w[hit_c],
+                         minlength=len(keys))
+    pt = slot[gt]
+    hit_t = pt >= 0
+    out = np.zeros(len(gt))
+    out[hit_t] = counts[pt[hit_t]]
+    return out
 
 
 def warn_fk_above_Fk(fk: np.ndarray, Fk: np.ndarray, index: pd.Index) -> None:

@@ -127,6 +127,8 @@ def key_changed(before: pd.Series, after: pd.Series) -> np.ndarray:
     >>> key_changed(pd.Series([1, 2, None, 4]), pd.Series(["1", 2.0, None, None])).tolist()
     [True, False, False, True]
     """
+    if _same_storage(before, after):  # an untouched column (copy-on-write): nothing changed
+        return np.zeros(len(before), dtype=bool)
     na_b = before.isna().to_numpy()
     na_a = after.isna().to_numpy()
     if before.dtype == after.dtype and isinstance(before.dtype, pd.CategoricalDtype):
@@ -156,6 +158,22 @@ def key_changed(before: pd.Series, after: pd.Series) -> np.ndarray:
         except (TypeError, ValueError):
             diff[both] = [bool(x != y) for x, y in zip(b[both], a[both])]
     return (na_a != na_b) | (diff & ~na_a & ~na_b)
+
+
+def _same_storage(before: pd.Series, after: pd.Series) -> bool:
+    """Whether both series are views of the same numpy memory (same dtype, start, strides and
+    length): the values are then equal without comparing them."""
+    if before.dtype != after.dtype or len(before) != len(after):
+        return False
+    if isinstance(before.dtype, pd.CategoricalDtype):
+        x, y = np.asarray(before.array.codes), np.asarray(after.array.codes)
+    elif (before.dtype.kind in "iufb"
+          and not isinstance(before.dtype, pd.api.extensions.ExtensionDtype)):
+        x, y = before.to_numpy(copy=False), after.to_numpy(copy=False)
+    else:
+        return False
+    return (x.__array_interface__["data"][0] == y.__array_interface__["data"][0]
+            and x.strides == y.strides and x.dtype == y.dtype)
 
 
 def linked_hits(before: pd.DataFrame, after: pd.DataFrame, roles: Roles) -> dict[str, np.ndarray]:

@@ -183,3 +183,18 @@ def test_linked_missing_exactly_where_the_key_changed_property(data, categorical
     assert out["l"][~changed].equals(before["l"][~changed])
     n = int((changed & before["l"].notna().to_numpy()).sum())
     assert notes == ({"linked_suppressed": {"l": n}} if n else {})
+
+
+def test_key_changed_same_storage_shortcut_and_real_changes():
+    """An untouched key column (same memory after a step) counts as unchanged without comparing
+    values; a column rebuilt with the same values, or changed in one record, is compared."""
+    from sdcsession.session.guards import key_changed
+
+    df = pd.DataFrame({"k": pd.Categorical(["a", "b", "a"]), "x": [1.0, 2.0, 3.0]})
+    out = df.assign(x=df["x"] + 1)
+    assert not key_changed(df["k"], out["k"]).any()
+    assert key_changed(df["x"], out["x"]).tolist() == [True, True, True]
+    rebuilt = df.assign(k=pd.Categorical(["a", "b", "b"], categories=["a", "b"]))
+    assert key_changed(df["k"], rebuilt["k"]).tolist() == [False, False, True]
+    same_values = df.assign(x=df["x"].to_numpy().copy())
+    assert not key_changed(df["x"], same_values["x"]).any()

@@ -182,12 +182,12 @@ def numeric_block(data: pd.DataFrame, columns: tuple[str, ...] | list[str], what
                 f"{what}: column {c!r} must be numeric (continuous), has dtype {s.dtype}; "
                 "categorical variables are treated with pram or recoding")
         v = s.to_numpy(dtype=np.float64, na_value=np.nan)
-        obs = v[~np.isnan(v)]
-        if obs.size == 0:
+        observed = v.size - int(np.count_nonzero(np.isnan(v)))  # no copy of the observed values
+        if observed == 0:
             raise TreatmentError(f"{what}: column {c!r} has only missing values")
-        if np.isinf(obs).any():
+        if np.isinf(v).any():
             raise TreatmentError(f"{what}: column {c!r} has infinite values")
-        if min_sd and (obs.size < 2 or np.ptp(obs) == 0):
+        if min_sd and (observed < 2 or np.fmin.reduce(v) == np.fmax.reduce(v)):
             raise TreatmentError(
                 f"{what}: column {c!r} is constant (standard deviation 0); nothing to perturb")
         out[:, j] = v
@@ -327,7 +327,8 @@ def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
     check_within(columns, facts, bounds)
     n, p = x.shape
     miss = np.isnan(x)
-    sd = np.nanstd(x, axis=0, ddof=1)
+    # np.std equals np.nanstd bit for bit without missing values, and skips its copies
+    sd = np.nanstd(x, axis=0, ddof=1) if miss.any() else np.std(x, axis=0, ddof=1)
     if method in ("additive", "additive0"):  # additive0: zeros restored in bound_block
         z = x + rng.standard_normal((n, p)) * (noise * sd)
         sd_spec = noise * sd

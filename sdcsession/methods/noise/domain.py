@@ -140,15 +140,25 @@ class DomainFacts:
         return ~(self.lo < 0)
 
 
+def _fraction(v: np.ndarray) -> np.ndarray:
+    """Per value: not a whole number (NaN and ±inf included), as ``np.mod(v, 1) != 0``.
+
+    ``v − floor(v)`` is 0 exactly for whole numbers (two different finite floats never subtract
+    to 0), NaN for NaN and ±inf; it is several times cheaper than the floating remainder.
+    """
+    with np.errstate(invalid="ignore"):
+        return (v - np.floor(v)) != 0
+
+
 def domain_facts(x: np.ndarray) -> DomainFacts:
     """The `DomainFacts` of the n×p block ``x`` (NaN = missing; an all-missing column has
     minimum and maximum NaN and counts as whole)."""
-    obs = ~np.isnan(x)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        lo = np.nanmin(np.where(obs, x, np.nan), axis=0) if x.size else np.full(x.shape[1], np.nan)
-        hi = np.nanmax(np.where(obs, x, np.nan), axis=0) if x.size else np.full(x.shape[1], np.nan)
-    whole = ~((np.mod(np.where(obs, x, 0.0), 1.0) != 0) & obs).any(axis=0)
+    if not x.size:
+        nan = np.full(x.shape[1], np.nan)
+        return DomainFacts(nan, nan.copy(), np.ones(x.shape[1], dtype=bool))
+    lo = np.fmin.reduce(x, axis=0)  # fmin/fmax skip NaN; an all-NaN column gives NaN
+    hi = np.fmax.reduce(x, axis=0)
+    whole = ~(_fraction(x) & ~np.isnan(x)).any(axis=0)
     return DomainFacts(np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64),
                        np.asarray(whole, dtype=bool))
 
@@ -194,7 +204,7 @@ def domain_counts(x: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     observed values of ``x``). Additive over partitions."""
     obs = ~np.isnan(x)
     neg = ((z < 0) & obs).sum(axis=0)
-    frac = ((np.mod(np.where(obs, z, 0.0), 1.0) != 0) & obs).sum(axis=0)
+    frac = (_fraction(z) & obs).sum(axis=0)
     return neg.astype(np.int64), frac.astype(np.int64)
 
 
