@@ -112,6 +112,7 @@ class Counter:
     CHUNK = 1 << 18  # codes (query rows x data patterns) looked up at once
     BLOCK = 1 << 16  # query rows grouped by pattern at once
     BITS_QUERY_PATTERNS = 64  # ... or at least this many query patterns in one count
+    MANY_KEYS = 11  # more keys: a larger budget for the bit index (`_bits_budget`)
     REBUILD = 8  # sync drops the tables when changed rows x tables exceed this many times n
 
     def __init__(self, X: np.ndarray, W: np.ndarray, cols: Sequence[int], cards: Sequence[int],
@@ -303,16 +304,24 @@ class Counter:
         integers (below 2^53 in all, ``wexact``: then sums are exact in any order, and equal the
         tables'), the data rows have at least ``BITS_PATTERNS`` missing patterns (the tables cost one
         lookup per pattern, the index does not depend on them) or ``force`` (a count with at
-        least ``BITS_QUERY_PATTERNS`` query patterns, each of which would build a table) and the index takes at most
-        ``max(BITS_BYTES, X)`` bytes."""
+        least ``BITS_QUERY_PATTERNS`` query patterns, each of which would build a table), and
+        the index takes at most `_bits_budget` bytes."""
         if self._bix is None and self.wexact and len(self.snap) <= self.BITS_ROWS:
             if ((force or sum(c > 0 for c in self.npat.values()) >= self.BITS_PATTERNS)
-                    and bit_index_bytes(len(self.snap), self.cards) <= max(self.BITS_BYTES,
-                                                                           self.X.nbytes)):
+                    and bit_index_bytes(len(self.snap), self.cards) <= self._bits_budget()):
                 from ._bits_jit import BitIndex  # numba: imported on first use only
 
                 self._bix = BitIndex(self.snap, np.arange(len(self.cols)), self.cards)
         return self._bix if self.wexact else None
+
+    def _bits_budget(self) -> int:
+        """Bytes the bit index may take: ``max(BITS_BYTES, X)``, and with more than
+        ``MANY_KEYS`` keys (where the tables' cost grows with the missing patterns) the int64
+        size of the key columns, ``8 n p``."""
+        budget = max(self.BITS_BYTES, self.X.nbytes)
+        if len(self.cols) > self.MANY_KEYS:
+            budget = max(budget, 8 * len(self.snap) * len(self.cols))
+        return budget
 
     def delta(self, now: np.ndarray, before: np.ndarray, w: np.ndarray) -> np.ndarray:
         """``(n,)`` change of each data row's sum of compatible weights (column 0) when the
