@@ -5,7 +5,8 @@
 - `by_risk`: `SuppressByRisk`, `suppress_by_risk` — suppression above an individual-risk
   threshold (sdcMicro ``localSupp``);
 - the k-anonymity engine (private): `_core` (the solver), `_counter` and `_bits_jit` (counting
-  compatible records), `_search` (suppression rounds), `_restore` (giving back suppressions),
+  compatible records), `_search` (suppression rounds), `_many` (the greedy key-set search for
+  many keys), `_restore` (giving back suppressions),
   `_rows` (missing patterns), `_strata` (a k per stratum), `_args` (parameter checks), `_pool`.
 """
 

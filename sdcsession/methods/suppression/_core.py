@@ -8,6 +8,8 @@ set, then the restoration pass) and `restore_only`; the parts live in
 - `sdcsession.methods.suppression._counter`: `Counter` (sums of weights over compatible
   rows, persistent tables updated incrementally) and `compat_sum`;
 - `sdcsession.methods.suppression._search`: the greedy suppression rounds;
+- `sdcsession.methods.suppression._many`: the greedy key-set search when many keys make
+  the search over all key subsets too costly;
 - `sdcsession.methods.suppression._restore`: the restoration pass.
 
 The heuristic (`solve`) is described in `sdcsession.methods.suppression.local.local_suppression`.

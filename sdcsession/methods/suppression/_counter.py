@@ -111,6 +111,9 @@ class Counter:
     BITS_BYTES = 1 << 24  # ... and an index of at most this many bytes (or the size of X)
     CHUNK = 1 << 18  # codes (query rows x data patterns) looked up at once
     BLOCK = 1 << 16  # query rows grouped by pattern at once
+    BITS_QUERY_PATTERNS = 64  # ... or at least this many query patterns in one count
+    MANY_KEYS = 11  # more keys: a larger budget for the bit index (`_bits_budget`)
+    REBUILD = 8  # sync drops the tables when changed rows x tables exceed this many times n
 
     def __init__(self, X: np.ndarray, W: np.ndarray, cols: Sequence[int], cards: Sequence[int],
                  *, copy: bool = True):
@@ -282,6 +285,9 @@ class Counter:
             return out
         dpats = [q for q, c in self.npat.items() if c > 0]
         tasks = sorted(_groups(_bits(Qx, self.cols)).items(), key=lambda kv: -len(kv[1]))
+        if len(tasks) >= self.BITS_QUERY_PATTERNS and self._bit_index(force=True) is not None:
+            # many query patterns (one table each): the bit index does not depend on them
+            return self._bix.count(Qx, self.W, self.cols)
         for P, _ in tasks:  # build missing tables first (serially: the cache is shared)
             self._table(P)
         pool = _pool()
@@ -292,21 +298,30 @@ class Counter:
                 self._count_pattern(P, qidx, Qx, dpats, out)
         return out
 
-    def _bit_index(self):
+    def _bit_index(self, force: bool = False):
         """The bit index of the data rows (`sdcsession.methods.suppression._bits_jit.BitIndex`), built on
         first use, or None (then hash tables count). The index counts when the weights are
         integers (below 2^53 in all, ``wexact``: then sums are exact in any order, and equal the
         tables'), the data rows have at least ``BITS_PATTERNS`` missing patterns (the tables cost one
-        lookup per pattern, the index does not depend on them) and the index takes at most
-        ``max(BITS_BYTES, X)`` bytes."""
+        lookup per pattern, the index does not depend on them) or ``force`` (a count with at
+        least ``BITS_QUERY_PATTERNS`` query patterns, each of which would build a table), and
+        the index takes at most `_bits_budget` bytes."""
         if self._bix is None and self.wexact and len(self.snap) <= self.BITS_ROWS:
-            if (sum(c > 0 for c in self.npat.values()) >= self.BITS_PATTERNS
-                    and bit_index_bytes(len(self.snap), self.cards) <= max(self.BITS_BYTES,
-                                                                           self.X.nbytes)):
+            if ((force or sum(c > 0 for c in self.npat.values()) >= self.BITS_PATTERNS)
+                    and bit_index_bytes(len(self.snap), self.cards) <= self._bits_budget()):
                 from ._bits_jit import BitIndex  # numba: imported on first use only
 
                 self._bix = BitIndex(self.snap, np.arange(len(self.cols)), self.cards)
         return self._bix if self.wexact else None
+
+    def _bits_budget(self) -> int:
+        """Bytes the bit index may take: ``max(BITS_BYTES, X)``, and with more than
+        ``MANY_KEYS`` keys (where the tables' cost grows with the missing patterns) the int64
+        size of the key columns, ``8 n p``."""
+        budget = max(self.BITS_BYTES, self.X.nbytes)
+        if len(self.cols) > self.MANY_KEYS:
+            budget = max(budget, 8 * len(self.snap) * len(self.cols))
+        return budget
 
     def delta(self, now: np.ndarray, before: np.ndarray, w: np.ndarray) -> np.ndarray:
         """``(n,)`` change of each data row's sum of compatible weights (column 0) when the
@@ -391,6 +406,11 @@ class Counter:
             del self._cache[P]
         if len(R) == 0:
             return
+        if self.wint and len(R) * (len(self._cache) - 1) > self.REBUILD * len(self.snap):
+            # many rows changed in many tables (many keys: a key-set search suppresses in most
+            # records): updating every table costs more than rebuilding the few used again from
+            # the full table; integer sums are exact in any order, so the counts are unchanged
+            self._cache = {P: tb for P, tb in self._cache.items() if P == 0}
         old, new = self.snap[R], cur[R]
         if self._bix is not None:
             xr = (old != new).any(axis=1)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._counter import Counter
+from ._many import EXACT_KEYS, EXACT_WORK, greedy_key_sets
 from ._rows import _first_positions, _row_ids, _unique_rows
 
 if TYPE_CHECKING:
@@ -342,6 +343,17 @@ def _fallback(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[in
     pos_order = [t for t in range(pcols) if allowed is None or allowed[t]]
     if rank is not None:  # least important first
         pos_order = sorted(pos_order, key=lambda t: -rank[t])
+    if len(pos_order) > EXACT_KEYS and nc << len(pos_order) > EXACT_WORK:
+        # many keys and many combinations: greedy sets (`_many`), not all 2^p subsets
+        sel, stp = greedy_key_sets(X, cols, k, rank, cells, pos_order, cnt)
+        pi, t = np.nonzero(sel[cell_of])
+        r, v, pj = vi[pi], cols[t], stp[cell_of[pi], t]
+        keep = X[r, v] >= 0
+        pi, pj, r, v = pi[keep], pj[keep], r[keep], v[keep]
+        srt = np.lexsort((pi, pj, cell_of[pi]))
+        step = np.unique(cell_of[pi][srt] * pcols + pj[srt], return_inverse=True)[1]
+        _suppress(X, info, order, r[srt], v[srt], step.ravel())
+        return len(r) > 0
     for size in range(2, pcols + 1):
         for sub in itertools.combinations(pos_order, size):
             ids = np.flatnonzero(todo)

@@ -93,7 +93,10 @@ def local_suppression(
        repairs it, else the least important key with a gain); moves are taken by decreasing gain,
        at most one per slice of violators per round (so that gains stay valid); then recount.
        Combinations that no single suppression helps get the smallest set of keys (least
-       important first) that lifts them to k. With ``importance`` the rounds run in stages: first
+       important first) that lifts them to k; with more than 11 keys on larger files (more
+       than 2^21 / 2^p such combinations) a greedy set instead: keys added one at a time, each
+       the one giving the most compatible records (ties: least important, else rarest value),
+       at most p^2 counts per round instead of 2^p (module ``_many``). With ``importance`` the rounds run in stages: first
        only the least important key may be suppressed, then the two least important, and so on,
        so a more important key is suppressed only for records that the less important ones
        cannot protect ("suppressed last" taken literally; the total may be higher than without
