@@ -311,11 +311,51 @@ def test_app_notebook_and_command_stay_on_localhost(tmp_path) -> None:
     cells = json.loads(nb.read_text())["cells"]
     code = cells[1]["source"]
     assert f"sdc.io.read_data({str((tmp_path / 'survey.csv').resolve())!r})" in code
-    assert "workbench(df, seed=3, keys=['sex', 'region'], weight='w')" in code
-    cmd = voila_command(nb, port=8899, open_browser=False)
+    assert "workbench(df, seed=3, keys=['sex', 'region'], weight='w', path=" in code
+    cmd = voila_command(nb, port=8899, open_browser=False, idle_minutes=2)
     assert "--Voila.ip=127.0.0.1" in cmd and "--port=8899" in cmd and "--no-browser" in cmd
+    assert "sdcsession.present.workbench.serve" in cmd  # the hardened Voilà
+    assert "--MappingKernelManager.cull_idle_timeout=120" in cmd
+    assert not any("token" in c for c in cmd)  # the token goes through the environment
+    from sdcsession.present.workbench.app import app_environment, new_token
+
+    t1, t2 = new_token(), new_token()
+    assert len(t1) == 32 and t1 != t2
+    env = app_environment(t1, max_kernels=2)
+    assert env["SDCSESSION_APP_TOKEN"] == t1 and env["SDCSESSION_APP_MAX_KERNELS"] == "2"
+    with pytest.raises(sdc.errors.ParameterError, match="max_kernels"):
+        app_environment(t1, max_kernels=0)
     with pytest.raises(sdc.errors.ParameterError, match="keys"):
         app_notebook("x.csv", keys=[1, 2])
     with pytest.raises(sdc.errors.ParameterError, match="unknown role"):
         app_notebook("x.csv", colour="red")
     assert main(["app", str(tmp_path / "missing.csv"), "--no-browser"]) == 2
+
+
+def _html_values(root: object) -> str:
+    stack, out = [root], []
+    while stack:
+        x = stack.pop()
+        stack.extend(getattr(x, "children", ()))
+        if isinstance(x, widgets.HTML):
+            out.append(x.value)
+    return "\n".join(out)
+
+
+def test_user_text_is_escaped() -> None:
+    """A file name, column names and category values with HTML show as text, never as markup."""
+    bad = '<img src=x onerror="alert(1)">'
+    df = pd.DataFrame({"region": [bad, "a", "a", "b", "b", "b"],
+                       bad + "col": ["m", "f", "m", "f", "m", "f"],
+                       "w": [1.0] * 6})
+    s = sdc.SdcSession(df, keys=["region", bad + "col"], weight="w", seed=1)
+    from sdcsession.present.workbench.widget import workbench
+
+    wb = workbench(s, path=f"/data/{bad}.csv")
+    wb.refresh()
+    text = _html_values(wb)
+    assert "<img" not in text
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;.csv" in wb.title.value
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;col" in text  # the column table
+    _apply(wb, "recode", column="region", mapping='{"a": "' + bad.replace('"', '\\"') + '"}')
+    assert "<img" not in _html_values(wb)

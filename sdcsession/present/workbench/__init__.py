@@ -3,7 +3,8 @@
 - `widget`: `Workbench`, `workbench` (the ipywidgets widget);
 - `roles`, `treat`, `history`, `live`: its panels;
 - `run`: running a step in the background (progress, cancel);
-- `app`: the local web app (Voilà on 127.0.0.1).
+- `app`: the local web app (Voilà on 127.0.0.1);
+- `serve`: the hardened Voilà it runs (token, Host check, kernel cap and culling).
 
 ipywidgets is imported by the panels, never by ``import sdcsession``.
 """

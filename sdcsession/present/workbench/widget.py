@@ -72,8 +72,10 @@ class Workbench(widgets.VBox):
     """
 
     def __init__(self, source: SdcSession | pd.DataFrame, *, background: bool | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, path: str | None = None) -> None:
         super().__init__()
+        #: the data file the app read (shown as text in the title; None in a notebook)
+        self.path = None if path is None else str(path)
         self._lock = threading.RLock()
         self._updating = False
         self._quiet = 0
@@ -146,13 +148,18 @@ class Workbench(widgets.VBox):
             self.tabs.set_title(i, title)
         live = w.VBox([w.HTML("<b>Risk &amp; utility (live)</b>"), lv.box],
                       layout=w.Layout(width="46%"))
-        self.children = [w.HTML("<h3 style='margin:4px 0'>sdcsession workbench</h3>"),
+        from pathlib import Path
+
+        name = "" if self.path is None else f": {html.escape(Path(self.path).name)}"
+        self.title = w.HTML(f"<h3 style='margin:4px 0'>sdcsession workbench{name}</h3>")
+        self.children = [self.title,
                          self.message,
                          w.HBox([self.undo_button, self.redo_button, self.progress,
                                  self.cancel_button, self.status]),
                          w.HBox([self.tabs, live])]
         # CSS classes: stable handles for browser tests and custom styling
-        for wd, cls in ((self.apply_button, "sdc-apply"), (self.undo_button, "sdc-undo"),
+        for wd, cls in ((self.title, "sdc-title"), (self.tabs, "sdc-tabs"),
+                        (self.apply_button, "sdc-apply"), (self.undo_button, "sdc-undo"),
                         (self.redo_button, "sdc-redo"), (self.cancel_button, "sdc-cancel"),
                         (self.risk_label, "sdc-risk"), (self.ru_image, "sdc-ru"),
                         (self.message, "sdc-message")):
@@ -372,29 +379,30 @@ class Workbench(widgets.VBox):
 
 
 def workbench(source: SdcSession | pd.DataFrame, *, background: bool | None = None,
-              seed: int | None = None, **roles: Any) -> Workbench:
+              seed: int | None = None, path: str | None = None, **roles: Any) -> Workbench:
     """The workbench for a session, or for a DataFrame (``roles`` as for `SdcSession`).
 
     With a DataFrame and valid ``roles`` (at least ``keys``) a session is started at once;
     otherwise the Roles panel opens with the roles given and the validation message, and the
     session starts when the roles are applied. ``background`` (default: inside a Jupyter kernel)
-    runs steps in a worker thread so that Cancel stays responsive.
+    runs steps in a worker thread so that Cancel stays responsive. ``path``: the data file
+    read (the app passes it; its name is shown, as text, in the title).
     """
     if isinstance(source, SdcSession) or not isinstance(source, pd.DataFrame):
         if roles:
             raise ParameterError(f"workbench: roles {sorted(roles)} are given with a DataFrame; "
                                  "a session has its roles already")
-        return Workbench(source, background=background, seed=seed)
+        return Workbench(source, background=background, seed=seed, path=path)
     if roles.get("keys"):
         try:
             session = SdcSession(source, **roles, seed=seed)
         except SdcError as e:
-            wb = Workbench(source, background=background, seed=seed)
+            wb = Workbench(source, background=background, seed=seed, path=path)
             wb._preset(roles)
             wb.roles_panel.show_error(e)
             return wb
-        return Workbench(session, background=background, seed=seed)
-    wb = Workbench(source, background=background, seed=seed)
+        return Workbench(session, background=background, seed=seed, path=path)
+    wb = Workbench(source, background=background, seed=seed, path=path)
     if roles:
         wb._preset(roles)
     return wb
