@@ -41,6 +41,7 @@ import contextlib
 import html
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
@@ -51,6 +52,7 @@ from ...methods.base import TREATMENTS
 from ...session import SdcSession
 from .history import HistoryPanel
 from .live import LivePanel
+from .release import PreparePanel, ReleasePanel, autosave_path, has_projects
 from .roles import RolesPanel, apply_roles
 from .run import Cancelled, StepRunner
 from .treat import TreatForm, build_treatment
@@ -96,6 +98,7 @@ class Workbench(widgets.VBox):
             self._bind(source)
         else:
             self._show_unbound()
+        self.offer_resume()
 
     # ------------------------------------------------------------------------------- layout
     def _build(self, data: pd.DataFrame, roles: Any, k: int) -> None:
@@ -142,18 +145,27 @@ class Workbench(widgets.VBox):
         self.k_value = lv.k
         for wd in (lv.k, lv.loss_measures, lv.ru_loss):
             wd.observe(lambda _: self._refresh_live(), names="value")
-        self.tabs = w.Tab(children=[self.roles_panel.box, treat, h.box],
-                          layout=w.Layout(width="52%"))
-        for i, title in enumerate(("Roles", "Treat", "History")):
+        # prepare and release
+        self.prepare = PreparePanel(self._columns(), lambda: self.session, self._run_step,
+                                    self._error)
+        self.release = ReleasePanel(self.path, lambda: self.session, lambda: self._data,
+                                    self._open, self._info, self._error)
+        self.export_button, self.report_button = (self.release.export_button,
+                                                  self.release.report_button)
+        self.save_button, self.open_button = self.release.save_button, self.release.open_button
+        self.resume_box = w.HBox()
+        titles = ("Roles", "Prepare", "Treat", "History", "Release")
+        self.tabs = w.Tab(children=[self.roles_panel.box, self.prepare.box, treat, h.box,
+                                    self.release.box], layout=w.Layout(width="52%"))
+        self._tab = {t: i for i, t in enumerate(titles)}
+        for i, title in enumerate(titles):
             self.tabs.set_title(i, title)
         live = w.VBox([w.HTML("<b>Risk &amp; utility (live)</b>"), lv.box],
                       layout=w.Layout(width="46%"))
-        from pathlib import Path
-
         name = "" if self.path is None else f": {html.escape(Path(self.path).name)}"
         self.title = w.HTML(f"<h3 style='margin:4px 0'>sdcsession workbench{name}</h3>")
         self.children = [self.title,
-                         self.message,
+                         self.message, self.resume_box,
                          w.HBox([self.undo_button, self.redo_button, self.progress,
                                  self.cancel_button, self.status]),
                          w.HBox([self.tabs, live])]
@@ -198,7 +210,8 @@ class Workbench(widgets.VBox):
         self.session = session
         self._held[session.name] = session
         session._tree.observers.append(self._on_move)  # type: ignore[attr-defined]
-        self.tabs.selected_index = 1
+        self.tabs.selected_index = self._tab["Treat"]
+        self.roles_panel.show_options(session.alpha, session.seed)
         self.refresh()
 
     def _unobserve(self) -> None:
@@ -231,7 +244,7 @@ class Workbench(widgets.VBox):
         self.cancel_button.disabled = not busy
 
     def _show_unbound(self) -> None:
-        self.tabs.selected_index = 0
+        self.tabs.selected_index = self._tab["Roles"]
         self._set_buttons()
         self._info("choose the roles of the variables (at least one key variable), then "
                    "Apply roles")
@@ -246,6 +259,54 @@ class Workbench(widgets.VBox):
     def _on_move(self, _session: Any) -> None:
         if not self._quiet:
             self.refresh()
+        self.autosave()
+
+    def autosave(self) -> Path | None:
+        """Save the project beside the data file's release folder (`autosave_path`), in the
+        app (``path`` given) when this sdcsession can save projects; the path, or None."""
+        s = self.session
+        if self.path is None or s is None or not has_projects(s):
+            return None
+        try:
+            return self.release.save_project(autosave_path(self.path), overwrite=True,
+                                              quiet=True)
+        except Exception as e:  # noqa: BLE001 - autosave must never break a step
+            self._error(f"autosave failed: {e}")
+            return None
+
+    def offer_resume(self) -> bool:
+        """Show Resume / Start over when an autosaved project of the data file exists."""
+        if self.path is None or getattr(SdcSession, "open_project", None) is None:
+            return False
+        auto = autosave_path(self.path)
+        if not auto.is_file():
+            return False
+        resume = widgets.Button(description="Resume", button_style="primary",
+                                tooltip=f"open the autosaved project {auto.name}")
+        fresh = widgets.Button(description="Start over",
+                               tooltip="keep the autosave until the next step replaces it")
+        resume.on_click(lambda _: (self.release.open_project(auto), self._hide_resume()))
+        fresh.on_click(lambda _: self._hide_resume())
+        self.resume_button, self.start_over_button = resume, fresh
+        self.resume_box.children = [widgets.HTML(
+            f"An autosaved project of this file was found ({html.escape(auto.name)}).&nbsp;"),
+            resume, fresh]
+        return True
+
+    def _hide_resume(self) -> None:
+        self.resume_box.children = []
+
+    def _open(self, session: SdcSession) -> None:
+        """Show an opened project's session."""
+        self._held.clear()
+        self._bind(session)
+        self.roles_panel.set_roles(session.state.original_roles)
+
+    def _run_step(self, fn: Callable[[], Any], what: str) -> None:
+        if self.session is None or self.runner.busy:
+            return
+        self.message.value = ""
+        self.runner.start(fn, what, ok=self._info, error=self._error)
 
     @contextlib.contextmanager
     def _batch(self) -> Iterator[None]:
@@ -271,6 +332,7 @@ class Workbench(widgets.VBox):
                 cols = self._columns()
                 for f in self.forms.values():
                     f.set_columns(cols)
+                self.prepare.set_columns(cols)
                 self.live.set_options(s)
             except Exception as e:  # noqa: BLE001 - the widget must keep working
                 self._error(e)
@@ -341,12 +403,14 @@ class Workbench(widgets.VBox):
     def _apply_roles(self) -> None:
         try:
             roles = self.roles_panel.roles()
+            opts = self.roles_panel.options()
             if self.session is None:
-                new = SdcSession(self._data, **roles.to_dict(), seed=self._seed)
+                seed = self._seed if opts["seed"] is None else opts["seed"]
+                new = SdcSession(self._data, **roles.to_dict(), seed=seed, alpha=opts["alpha"])
                 note = "session started with these roles"
             else:
                 with self._batch():
-                    new, note = apply_roles(self.session, roles)
+                    new, note = apply_roles(self.session, roles, **opts)
         except SdcError as e:
             self.roles_panel.show_error(e)
             return
@@ -367,7 +431,7 @@ class Workbench(widgets.VBox):
             self._error(e)
             return
         session = self.session
-        self.runner.start(lambda: session.apply(t), t.type, ok=self._info, error=self._error)
+        self._run_step(lambda: session.apply(t), t.type)
 
     def cancel(self) -> None:
         """Ask the running step to stop at its next progress update (HEAD does not move)."""
