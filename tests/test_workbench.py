@@ -7,6 +7,7 @@ Every assertion compares what the widget shows or did with the session itself (H
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 
@@ -157,24 +158,58 @@ def test_dataframe_mode_starts_the_session_when_roles_are_applied(df: pd.DataFra
 
 
 def test_a_form_is_generated_for_every_registered_treatment(s: sdc.SdcSession) -> None:
+    from sdcsession.present.workbench.labels import allowed_columns, label
+    from sdcsession.present.workbench.treat import OrderedColumns
+
     wb = s.workbench()
-    assert set(wb.treatment.options) == set(TREATMENTS)
+    assert {tag for _, tag in wb.treatment.options} == set(TREATMENTS)
+    groups = [name.split(":")[0] for name, _ in wb.treatment.options]
+    assert groups[:2] == ["Categorical key variables"] * 2  # grouped as sdcApp groups them
+    assert {"Numeric variables", "Households and geography", "Privacy models"} <= set(groups)
+    assert all("_" not in name for name, _ in wb.treatment.options)  # plain names
     cols = list(s.data.columns)
-    for tag in wb.treatment.options:
+    for tag in [t for _, t in wb.treatment.options]:
         wb.treatment.value = tag
         form = wb.form
         names = [f.alias for f in attrs.fields(TREATMENTS[tag]) if f.init]
         assert list(form.widgets) == names, tag
+        assert "`" not in form.description and "\n" not in form.description  # text, no markup
         for spec in form.fields:
             wd = form.widgets[spec.name]
-            assert wd.description == spec.name  # a visible label
-            if isinstance(wd, widgets.TagsInput):  # order-sensitive: importance
-                assert list(wd.allowed_tags) == cols and spec.name == "importance"
+            assert wd.description.startswith(label(tag, spec.name)[0])  # labelled in words
+            hint = form.hint(spec)
+            assert not re.search(r"\b(str|Any|dict\[|tuple\[|int\b|float\b)", hint), hint
+            assert "default" in hint or "required" in hint, hint
+            offered = allowed_columns(tag, spec.name, cols, s)
+            if isinstance(wd, OrderedColumns):  # order-sensitive: importance, the keys only
+                assert list(wd.select.options) == KEYS and spec.name == "importance"
             elif spec.kind in ("columns", "column"):
                 assert [o if isinstance(o, str) else o[1] for o in wd.options
-                        if (o if isinstance(o, str) else o[1]) is not None] == cols
+                        if (o if isinstance(o, str) else o[1]) is not None] == offered
             if spec.kind == "choice":
+                assert isinstance(wd, widgets.Dropdown)
                 assert set(spec.choices) <= {o[1] for o in wd.options}
+    wb.treatment.value = "shuffle"  # choices the validators do not list are drop-downs too
+    assert isinstance(wb.form.widgets["covmethod"], widgets.Dropdown)
+    assert {"pearson", "spearman", "mcd"} <= {o[1] for o in wb.form.widgets["covmethod"].options}
+
+
+def test_importance_is_an_ordered_list_with_up_and_down(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    wb.treatment.value = "local_suppression"
+    imp = wb.form.widgets["importance"]
+    assert imp.value == [] and "importance" not in wb.form.values()  # the default order
+    imp.select.value = KEYS[2]
+    imp.up.click()
+    assert imp.value == [KEYS[0], KEYS[2], KEYS[1]]
+    imp.up.click()
+    imp.up.click()  # already first: stays
+    assert imp.value == [KEYS[2], KEYS[0], KEYS[1]]
+    imp.select.value = KEYS[0]
+    imp.down.click()
+    assert imp.value == [KEYS[2], KEYS[1], KEYS[0]]
+    wb.apply_button.click()
+    assert s.head.treatment.importance == (KEYS[2], KEYS[1], KEYS[0])
 
 
 def test_form_kinds_come_from_the_spec() -> None:
@@ -192,10 +227,12 @@ def test_value_fields_and_errors_are_messages(s: sdc.SdcSession) -> None:
     wb = s.workbench()
     _apply(wb, "recode", column="sex", mapping="")  # required parameter left empty
     assert "mapping" in wb.message.value and len(s.history) == 1
-    _apply(wb, "add_noise", columns=("age5",))  # a categorical key: RoleError from the session
-    assert "age5" in wb.message.value and len(s.history) == 1
-    _apply(wb, "global_recode", column="age", breaks="0, 30, 60, 120")  # not a key nor numeric
-    assert "age" in wb.message.value and len(s.history) == 1
+    wb.treatment.value = "add_noise"  # only the numeric variables are offered
+    assert list(wb.form.widgets["columns"].options) == ["income", "expend"]
+    _apply(wb, "add_noise", columns=("income",), noise=-1.0)  # refused by the treatment
+    assert "noise" in wb.message.value and len(s.history) == 1
+    wb.treatment.value = "global_recode"  # age: neither a key nor a numeric variable
+    assert "age" not in [o[1] for o in wb.form.widgets["column"].options]
     _apply(wb, "global_recode", column="income", breaks="-1, 20000, 50000, 1e12")
     assert len(s.history) == 2 and s.head.treatment.breaks == (-1.0, 20000.0, 50000.0, 1e12)
     _apply(wb, "recode", column="region", mapping='{"R01": "R02"}')

@@ -2,6 +2,10 @@
 
 - `widget`: `Workbench`, `workbench` (the ipywidgets widget);
 - `roles`, `treat`, `history`, `live`: its panels;
+- `release`: the Prepare and Release panels (preparation steps; Export, Report, projects,
+  autosave);
+- `labels`: the words of the forms (groups, plain names, labels with units, choices, which
+  columns a parameter accepts, descriptions as text);
 - `run`: running a step in the background (progress, cancel);
 - `app`: the local web app (Voilà on 127.0.0.1);
 - `serve`: the hardened Voilà it runs (token, Host check, kernel cap and culling).

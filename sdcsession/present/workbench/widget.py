@@ -51,6 +51,7 @@ from ...errors import ParameterError, SdcError
 from ...methods.base import TREATMENTS
 from ...session import SdcSession
 from .history import HistoryPanel
+from .labels import treatment_options
 from .live import LivePanel
 from .release import PreparePanel, ReleasePanel, autosave_path, has_projects
 from .roles import RolesPanel, apply_roles
@@ -114,10 +115,8 @@ class Workbench(widgets.VBox):
         self.roles_message = self.roles_panel.message
         self.roles_button.on_click(lambda _: self._apply_roles())
         # treat
-        tags = sorted(TREATMENTS)
-        self.treatment = w.Dropdown(options=tags, value="local_suppression"
-                                    if "local_suppression" in tags else tags[0],
-                                    description="Treatment")
+        self.treatment = w.Dropdown(options=treatment_options(), value="local_suppression",
+                                    description="Treatment", layout=w.Layout(width="95%"))
         self.forms: dict[str, TreatForm] = {}
         self.form_box = w.VBox()
         self.apply_button = w.Button(description="Apply", button_style="primary", icon="play",
@@ -196,7 +195,7 @@ class Workbench(widgets.VBox):
         tag = self.treatment.value
         if tag not in self.forms:
             try:
-                self.forms[tag] = TreatForm(TREATMENTS[tag], self._columns())
+                self.forms[tag] = TreatForm(TREATMENTS[tag], self._columns(), self.session)
             except Exception as e:  # noqa: BLE001 - one odd treatment must not break the rest
                 self._error(f"{tag}: no form could be generated ({type(e).__name__}: {e})")
                 self.form_box.children = []
@@ -331,7 +330,7 @@ class Workbench(widgets.VBox):
                 self._set_buttons()
                 cols = self._columns()
                 for f in self.forms.values():
-                    f.set_columns(cols)
+                    f.set_columns(cols, s)
                 self.prepare.set_columns(cols)
                 self.live.set_options(s)
             except Exception as e:  # noqa: BLE001 - the widget must keep working
