@@ -298,24 +298,74 @@ def test_branch_checkout_and_the_ru_map_of_all_branches(s: sdc.SdcSession) -> No
     assert wb.session is s and wb.figures["scenario"] == "main"
 
 
-def test_recipe_code_replays_bit_for_bit(s: sdc.SdcSession, df: pd.DataFrame) -> None:
+def _replay(code: str, df: pd.DataFrame) -> sdc.SdcSession:
+    """Run the shown code without exec: parse it, read every argument as a literal and call the
+    session's methods."""
+    tree = ast.parse(code)
+    session = None
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            continue
+        if isinstance(node, ast.Assign):  # s = sdc.SdcSession(df, keys=..., seed=...)
+            call = node.value
+            assert isinstance(call, ast.Call) and ast.unparse(call.func) == "sdc.SdcSession"
+            assert [ast.unparse(a) for a in call.args] == ["df"]
+            session = sdc.SdcSession(df, **{k.arg: ast.literal_eval(k.value)
+                                            for k in call.keywords})
+            continue
+        call = node.value
+        assert isinstance(node, ast.Expr) and isinstance(call, ast.Call)
+        assert isinstance(call.func, ast.Attribute) and ast.unparse(call.func.value) == "s"
+        kw = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        if call.func.attr == "apply":  # s.apply(Treatment.from_dict({...}), seed=...)
+            (inner,) = call.args
+            assert ast.unparse(inner.func) == "Treatment.from_dict"
+            session.apply(Treatment.from_dict(ast.literal_eval(inner.args[0])), **kw)
+        else:
+            getattr(session, call.func.attr)(*[ast.literal_eval(a) for a in call.args], **kw)
+    assert session is not None
+    return session
+
+
+def test_recipe_code_is_idiomatic_and_replays_bit_for_bit(s: sdc.SdcSession,
+                                                         df: pd.DataFrame) -> None:
     wb = s.workbench()
     _apply(wb, "pram", columns=("water",), pd=0.7)
-    _apply(wb, "local_suppression", k=3.0)
+    _apply(wb, "local_suppression", k=3.0, importance=("sex", "region", "age5"))
+    s.add_noise(["income"], noise=0.2)
+    s.microaggregation(["expend"], k=4)
+    s.top_bottom_code("income", 50000.0, None, kind="top")
+    s.round_values(["expend"], base=10)
+    s.recode("water", {s.data["water"].dropna().iloc[0]: "other"})
+    s.remove(["occup"])
+    s.new_ids()
+    s.global_recode("income", breaks=[-1e9, 20000.0, 50000.0, 1e12])
     code = wb.recipe.value
     assert code == recipe_code(s.to_recipe())
-    # read the generated lines back (literals only, nothing executed)
-    calls = [ln for ln in code.splitlines() if ln.startswith("s.apply(")]
-    replay = sdc.SdcSession(df, keys=KEYS, numeric=["income", "expend"], weight="w",
-                            household="hid", seed=5)
-    for ln in calls:
-        d = ast.literal_eval(ln[len("s.apply(Treatment.from_dict("):-2])
-        replay.apply(Treatment.from_dict(d))
+    steps = code.splitlines()[code.splitlines().index(
+        [ln for ln in code.splitlines() if ln.startswith("s = ")][0]) + 1:]
+    assert len(steps) == len(s.history) - 1  # one line per step
+    assert "s.local_suppression(k=3, importance=['sex', 'region', 'age5'])" in steps
+    assert "s.microaggregation(columns=['expend'], k=4)" in steps
+    assert "s.remove(columns=['occup'])" in steps and "s.new_ids(" in code
+    assert "s.global_recode(column='income', breaks=[-1000000000, 20000, 50000, " in code
+    assert "Treatment" not in code and "3.0" not in code
+    replay = _replay(code, df)
     pd.testing.assert_frame_equal(replay.data, s.data)
     header = [ln for ln in code.splitlines() if ln.startswith("s = sdc.SdcSession(")][0]
     assert "keys=['region', 'sex', 'age5']" in header and "seed=5" in header
     wb.recipe_format.value = "JSON"
     assert '"format": "sdcsession-recipe"' in wb.recipe.value
+
+
+def test_recipe_code_falls_back_to_the_lossless_form(df: pd.DataFrame) -> None:
+    s = sdc.SdcSession(df, keys=KEYS, numeric=["income"], seed=5)
+    s.add_noise(["income"], noise=0.3)
+    s.apply(s.head.treatment, seed=123)  # a step with its own seed
+    code = recipe_code(s.to_recipe())
+    assert "from sdcsession.methods.base import Treatment" in code
+    assert code.splitlines()[-1].endswith(", seed=123)")
+    pd.testing.assert_frame_equal(_replay(code, df).data, s.data)
 
 
 def test_every_control_has_a_visible_label(s: sdc.SdcSession) -> None:
@@ -396,3 +446,31 @@ def test_user_text_is_escaped() -> None:
     assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;col" in text  # the column table
     _apply(wb, "recode", column="region", mapping='{"a": "' + bad.replace('"', '\\"') + '"}')
     assert "<img" not in _html_values(wb)
+
+
+def test_tree_shows_whole_lines_and_markers_and_messages_clear(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    _apply(wb, "local_suppression", k=3.0, importance=("sex", "region", "age5"))
+    wb.branch_name.value = "other"
+    wb.branch_button.click()
+    _apply(wb, "recode", column="region", mapping='{"R01": "R02", "R03": "R02", "R04": "R02"}')
+    rows = [t for t, _ in wb.tree.options]
+    # every HEAD marker sits right after the step number, before the (long) step text
+    assert any(re.match(r"^\W*#1 ← main", t) for t in rows), rows
+    assert any(re.match(r"^\W*#2 ← other", t) for t in rows), rows
+    text = wb.history.tree_text.value
+    for t in rows:  # the whole tree, every line whole (escaped)
+        assert html_escape(t) in text
+    _apply(wb, "recode", column="sex", mapping="")  # an error ...
+    assert "mapping" in wb.message.value
+    wb.treatment.value = "add_noise"  # ... no longer applies to another form
+    assert wb.message.value == ""
+    _apply(wb, "recode", column="sex", mapping="")
+    wb.undo_button.click()  # ... nor after the state moved
+    assert "mapping" not in wb.message.value
+
+
+def html_escape(text: str) -> str:
+    import html
+
+    return html.escape(text)

@@ -121,7 +121,7 @@ class Workbench(widgets.VBox):
         self.form_box = w.VBox()
         self.apply_button = w.Button(description="Apply", button_style="primary", icon="play",
                                      tooltip="apply the treatment as a new step")
-        self.treatment.observe(lambda _: self._show_form(), names="value")
+        self.treatment.observe(lambda _: (self._show_form(), self._clear()), names="value")
         self.apply_button.on_click(lambda _: self._apply())
         treat = w.VBox([self.treatment, self.form_box, self.apply_button])
         # history
@@ -256,6 +256,7 @@ class Workbench(widgets.VBox):
 
     # ------------------------------------------------------------------------------ refresh
     def _on_move(self, _session: Any) -> None:
+        self.message.value = ""  # a message about the previous state no longer applies
         if not self._quiet:
             self.refresh()
         self.autosave()
@@ -349,6 +350,9 @@ class Workbench(widgets.VBox):
                 self._error(e)
 
     # ------------------------------------------------------------------------------ actions
+    def _clear(self) -> None:
+        self.message.value = ""
+
     def _info(self, text: str) -> None:
         self.message.value = f"<span style='color:#2e7d32'>{html.escape(text)}</span>"
 
