@@ -53,18 +53,21 @@ def _figure(text: str, label: str) -> str:
     return m.group(1)
 
 
-def _screenshots(page: object) -> None:
-    """Keep a screenshot of each tab for the docs (docs/howto/img/workbench-<tab>.png)."""
+def _screenshots(page: object, only: str | None = None) -> None:
+    """Keep a screenshot of each tab (or of the tab ``only``) for the docs
+    (docs/howto/img/workbench-<tab>.png)."""
     out = ROOT / "docs" / "howto" / "img"
     out.mkdir(parents=True, exist_ok=True)
     tabs = page.query_selector_all(".sdc-tabs .lm-TabBar-tab, .sdc-tabs .p-TabBar-tab")
     current = next((t for t in tabs if "mod-current" in (t.get_attribute("class") or "")), None)
     for tab in tabs:
         title = tab.inner_text().strip().lower().replace(" ", "-")
+        if only is not None and title != only:
+            continue
         tab.click()
         page.wait_for_timeout(500)
         page.screenshot(path=str(out / f"workbench-{title}.png"), full_page=True)
-    if current is not None:
+    if current is not None and only is None:
         current.click()
         page.wait_for_timeout(300)
 
@@ -128,6 +131,16 @@ def test_apply_and_undo_in_headless_chromium(tmp_path: Path) -> None:
                 page.wait_for_function(
                     "b => document.querySelector('.sdc-ru').getAttribute('src') != b",
                     arg=png_after, timeout=30_000)
+                # Release: Export runs the release check and lists the block findings first
+                page.click(".sdc-tabs .lm-TabBar-tab:has-text('Release')")
+                page.click(".sdc-export")
+                page.wait_for_function(
+                    "() => document.querySelector('.sdc-findings').innerText.includes('block')",
+                    timeout=30_000)
+                findings = page.inner_text(".sdc-findings")
+                assert "untreated" in findings and "apply treatments first" in findings
+                assert page.is_visible(".sdc-force")  # a confirmed force is offered
+                _screenshots(page, only="release")
             finally:
                 browser.close()
     finally:

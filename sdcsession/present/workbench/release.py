@@ -178,12 +178,14 @@ class ReleasePanel:
                                   style=style, layout=wide)
         self.export_format = w.Dropdown(options=list(EXPORT_FORMATS), value=".csv",
                                         description="Format", style=style)
-        self.export_overwrite = w.Checkbox(value=False, description="Replace an existing file")
+        self.export_overwrite = w.Checkbox(value=False, description="Replace an existing file",
+                                           style={"description_width": "initial"})
         self.export_button = w.Button(description="Export", icon="download",
                                       button_style="primary",
                                       tooltip="run the release check, then write the data")
         self.findings = w.HTML()
         self.force_confirm = w.Checkbox(value=False, layout=w.Layout(display="none"),
+                                        indent=False, style={"description_width": "initial"},
                                         description="I have read the block findings and "
                                                     "release anyway")
         self.force_button = w.Button(description="Export anyway", button_style="danger",

@@ -270,8 +270,9 @@ class TreatForm:
             offered = allowed_columns(self.tag, spec.name, columns, session)
             widget = self._widget(w, spec, offered, self.tag)
             self.widgets[spec.name] = widget
-            shown = widget.box if isinstance(widget, OrderedColumns) else widget
-            rows.append(w.HBox([shown, w.HTML(
+            ordered = isinstance(widget, OrderedColumns)
+            shown = widget.box if ordered else widget
+            rows.append((w.VBox if ordered else w.HBox)([shown, w.HTML(
                 f'<span style="color:#666;font-size:85%">{_esc(self.hint(spec))}</span>')]))
         self.description = description(self.tag, cls)
         self.box = w.VBox([w.HTML(f"<i>{_esc(self.description)}</i>"), *rows])
@@ -279,6 +280,9 @@ class TreatForm:
     def hint(self, spec: FieldSpec) -> str:
         """The words beside a field: what it expects, its unit and its default."""
         _, unit = label(self.tag, spec.name)
+        if isinstance(self.widgets.get(spec.name), OrderedColumns):
+            return ("tick, then put the keys in order with Up / Down (the first is kept "
+                    "longest); default: the method's order")
         parts = [plain_hint(spec.hint, spec.kind)]
         if unit:
             parts.append(f"unit: {unit}")
@@ -315,6 +319,7 @@ class TreatForm:
                                                                        for c in spec.choices]
             return w.Dropdown(options=opts, value=d if d in spec.choices else opts[0][1], **lay)
         if spec.kind == "bool":
+            lay["style"] = {"description_width": "initial"}
             return w.Checkbox(value=bool(d) if d is not attrs.NOTHING else False, indent=False,
                               **lay)
         number = isinstance(d, numbers.Real) and not isinstance(d, bool)
@@ -371,17 +376,22 @@ class OrderedColumns:
     def __init__(self, columns: list[str], words: str) -> None:
         import ipywidgets as w
 
-        self.use = w.Checkbox(value=False, indent=False,
-                              description=f"{words}: set an order (else the default)")
+        self.use = w.Checkbox(value=False, indent=False, style={"description_width": "initial"},
+                              description="Set an order of importance (else the default)")
         self.select = w.Select(options=list(columns), rows=min(6, max(len(columns), 1)),
                                description="Order (first = kept first)",
-                               style={"description_width": "210px"})
-        self.up = w.Button(description="Up", icon="arrow-up", tooltip="move the chosen key up")
-        self.down = w.Button(description="Down", icon="arrow-down",
+                               style={"description_width": "210px"},
+                               layout=w.Layout(width="360px"))
+        small = w.Layout(width="90px")
+        self.up = w.Button(description="Up", icon="arrow-up", tooltip="move the chosen key up",
+                           layout=small)
+        self.down = w.Button(description="Down", icon="arrow-down", layout=small,
                              tooltip="move the chosen key down")
         self.up.on_click(lambda _: self.move(-1))
         self.down.on_click(lambda _: self.move(1))
-        self.box = w.VBox([self.use, w.HBox([self.select, w.VBox([self.up, self.down])])])
+        self.box = w.VBox([self.use, w.HBox(
+            [self.select, w.VBox([self.up, self.down], layout=w.Layout(flex="0 0 auto"))],
+            layout=w.Layout(flex="0 0 auto"))])
         # the form shows ``box``; as a child of HBox the composite is reached through it
         self.children = (self.box,)
         self.description = words

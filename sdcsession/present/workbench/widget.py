@@ -173,7 +173,9 @@ class Workbench(widgets.VBox):
                         (self.apply_button, "sdc-apply"), (self.undo_button, "sdc-undo"),
                         (self.redo_button, "sdc-redo"), (self.cancel_button, "sdc-cancel"),
                         (self.risk_label, "sdc-risk"), (self.ru_image, "sdc-ru"),
-                        (self.message, "sdc-message")):
+                        (self.message, "sdc-message"), (self.export_button, "sdc-export"),
+                        (self.release.findings, "sdc-findings"),
+                        (self.release.force_button, "sdc-force")):
             wd.add_class(cls)
         self._show_form()
 
