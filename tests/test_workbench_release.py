@@ -52,7 +52,7 @@ def test_the_page_has_the_release_buttons(wb: Workbench) -> None:
     assert {"Export", "Report", "Save project", "Open project", "Remove variables",
             "Set to missing", "New ids", "Apply roles"} <= names
     titles = [wb.tabs.get_title(i) for i in range(len(wb.tabs.children))]
-    assert titles == ["Roles", "Prepare", "Treat", "History", "Release"]
+    assert titles == ["Roles", "Prepare", "Treat", "History", "Views", "Release"]
 
 
 def test_export_shows_block_findings_then_a_confirmed_force(wb: Workbench, tmp_path) -> None:
@@ -187,3 +187,32 @@ def test_save_open_autosave_and_resume(wb: Workbench, df: pd.DataFrame, tmp_path
     again.resume_button.click()
     assert len(again.session.history) == len(s.history)
     pd.testing.assert_frame_equal(again.session.data, s.data)
+
+
+def test_views_numeric_risk_suppressions_risky_records_and_comparison(df: pd.DataFrame) -> None:
+    from sdcsession.present.workbench.views import risky_records
+
+    s = sdc.SdcSession(df, keys=KEYS, numeric=["income", "expend"], weight="w", seed=4)
+    wb = workbench(s, background=False)
+    s.local_suppression(k=3)
+    s.microaggregation(["income", "expend"], k=3)
+    other = s.branch("other")
+    other.undo()
+    wb.views.threshold.value = 0.01
+    wb.views.show_button.click()
+    v = wb.views
+    main = wb.session
+    assert main is s and other.head.depth == 1
+    assert "interval disclosure (numeric)" in v.numeric.value
+    assert f"{main.risk.numeric['interval_disclosure']:.4g}" in v.numeric.value
+    sup = main.utility.suppressions
+    assert int(sup["suppressions"].sum()) > 0
+    for key, row in sup.iterrows():  # one row per key: its count
+        assert f"<th>{key}</th>\n      <td>{int(row['suppressions'])}</td>" in v.suppressions.value
+    n = int((main.risk.individual > 0.01).sum())
+    assert f"<b>{n:,}</b> record(s) above the threshold" in v.risky.value
+    rr = risky_records(main, 0.01)
+    assert (rr["risk"] > 0.01).all() and rr["risk"].is_monotonic_decreasing
+    assert len(rr) == min(n, 50)
+    for name in ("original", "main", "other"):
+        assert f"<td>{name}</td>" in v.comparison.value

@@ -4,6 +4,8 @@
 - `roles`, `treat`, `history`, `live`: its panels;
 - `release`: the Prepare and Release panels (preparation steps; Export, Report, projects,
   autosave);
+- `views`: the Views tab (numeric risk beside key risk, suppressions per key, risky records,
+  all scenarios compared);
 - `labels`: the words of the forms (groups, plain names, labels with units, choices, which
   columns a parameter accepts, descriptions as text);
 - `run`: running a step in the background (progress, cancel);

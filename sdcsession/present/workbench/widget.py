@@ -57,6 +57,7 @@ from .release import PreparePanel, ReleasePanel, autosave_path, has_projects
 from .roles import RolesPanel, apply_roles
 from .run import Cancelled, StepRunner
 from .treat import TreatForm, build_treatment
+from .views import ViewsPanel
 
 __all__ = ["Workbench", "workbench", "Cancelled"]
 
@@ -153,9 +154,11 @@ class Workbench(widgets.VBox):
                                                   self.release.report_button)
         self.save_button, self.open_button = self.release.save_button, self.release.open_button
         self.resume_box = w.HBox()
-        titles = ("Roles", "Prepare", "Treat", "History", "Release")
+        self.views = ViewsPanel(lambda: self.session, self._scenarios, self._error)
+        titles = ("Roles", "Prepare", "Treat", "History", "Views", "Release")
         self.tabs = w.Tab(children=[self.roles_panel.box, self.prepare.box, treat, h.box,
-                                    self.release.box], layout=w.Layout(width="52%"))
+                                    self.views.box, self.release.box],
+                          layout=w.Layout(width="52%"))
         self._tab = {t: i for i, t in enumerate(titles)}
         for i, title in enumerate(titles):
             self.tabs.set_title(i, title)
