@@ -141,6 +141,13 @@ def test_apply_and_undo_in_headless_chromium(tmp_path: Path) -> None:
                 assert "untreated" in findings and "apply treatments first" in findings
                 assert page.is_visible(".sdc-force")  # a confirmed force is offered
                 _screenshots(page, only="release")
+                # Views: computed on request, the comparison lists the original and main
+                page.click(".sdc-tabs .lm-TabBar-tab:has-text('Views')")
+                page.click(".sdc-views")
+                page.wait_for_function(
+                    "() => document.querySelector('.sdc-comparison').innerText"
+                    ".includes('original')", timeout=60_000)
+                _screenshots(page, only="views")
             finally:
                 browser.close()
     finally:

@@ -70,10 +70,10 @@ class ViewsPanel:
         import ipywidgets as w
 
         self._session, self._scenarios, self._error = session, scenarios, error
-        style = {"description_width": "260px"}
         self.threshold = w.BoundedFloatText(
-            value=0.05, min=0.0, max=1.0, step=0.01, style=style,
-            description="Risky records: individual risk above (0 to 1, default 0.05)")
+            value=0.05, min=0.0, max=1.0, step=0.01, style={"description_width": "initial"},
+            layout=w.Layout(width="360px"),
+            description="Risky records above risk (0 to 1, default 0.05)")
         self.show_button = w.Button(description="Show views", icon="eye",
                                     tooltip="compute the views for the current state")
         self.numeric = w.HTML()

@@ -178,6 +178,8 @@ class Workbench(widgets.VBox):
                         (self.risk_label, "sdc-risk"), (self.ru_image, "sdc-ru"),
                         (self.message, "sdc-message"), (self.export_button, "sdc-export"),
                         (self.release.findings, "sdc-findings"),
+                        (self.views.show_button, "sdc-views"),
+                        (self.views.comparison, "sdc-comparison"),
                         (self.release.force_button, "sdc-force")):
             wd.add_class(cls)
         self._show_form()
