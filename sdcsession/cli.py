@@ -10,6 +10,7 @@ Commands::
     sdcsession measure ORIGINAL MASKED [--measures m1,m2] [--columns ...] [--json]
     sdcsession app DATA [--keys a,b,c] [--numeric x,y] [--weight w] [--household h]
                         [--port N] [--no-browser]   the workbench as a local web app (Voilà)
+                        [--max-kernels N] [--idle-minutes M]
 
 Exit codes: 0 success, 2 bad arguments or files, 1 any other failure. Errors are printed as one
 readable line (``sdcsession: error: …``); ``--debug`` shows the traceback. Progress goes to stderr.
@@ -95,6 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--sep", help="CSV delimiter (default: sniffed)")
     a.add_argument("--port", type=int, help="port on 127.0.0.1 (default: a free one)")
     a.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    a.add_argument("--max-kernels", type=int, default=3,
+                   help="most pages open at once (each runs a kernel; default 3)")
+    a.add_argument("--idle-minutes", type=float, default=30.0,
+                   help="stop a page's kernel after this many minutes without the page "
+                        "(default 30)")
     return p
 
 
@@ -347,7 +353,8 @@ def cmd_app(args: argparse.Namespace) -> int:
     if not Path(args.data).is_file():
         raise _BadInput(f"no data file {args.data!r}")
     return run_app(args.data, port=args.port, open_browser=not args.no_browser, seed=args.seed,
-                   sep=args.sep, **roles)
+                   sep=args.sep, max_kernels=args.max_kernels, idle_minutes=args.idle_minutes,
+                   **roles)
 
 
 COMMANDS = {"demo": cmd_demo, "risk": cmd_risk, "run": cmd_run, "measure": cmd_measure,

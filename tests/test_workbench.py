@@ -7,6 +7,7 @@ Every assertion compares what the widget shows or did with the session itself (H
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 
@@ -157,24 +158,58 @@ def test_dataframe_mode_starts_the_session_when_roles_are_applied(df: pd.DataFra
 
 
 def test_a_form_is_generated_for_every_registered_treatment(s: sdc.SdcSession) -> None:
+    from sdcsession.present.workbench.labels import allowed_columns, label
+    from sdcsession.present.workbench.treat import OrderedColumns
+
     wb = s.workbench()
-    assert set(wb.treatment.options) == set(TREATMENTS)
+    assert {tag for _, tag in wb.treatment.options} == set(TREATMENTS)
+    groups = [name.split(":")[0] for name, _ in wb.treatment.options]
+    assert groups[:2] == ["Categorical key variables"] * 2  # grouped as sdcApp groups them
+    assert {"Numeric variables", "Households and geography", "Privacy models"} <= set(groups)
+    assert all("_" not in name for name, _ in wb.treatment.options)  # plain names
     cols = list(s.data.columns)
-    for tag in wb.treatment.options:
+    for tag in [t for _, t in wb.treatment.options]:
         wb.treatment.value = tag
         form = wb.form
         names = [f.alias for f in attrs.fields(TREATMENTS[tag]) if f.init]
         assert list(form.widgets) == names, tag
+        assert "`" not in form.description and "\n" not in form.description  # text, no markup
         for spec in form.fields:
             wd = form.widgets[spec.name]
-            assert wd.description == spec.name  # a visible label
-            if isinstance(wd, widgets.TagsInput):  # order-sensitive: importance
-                assert list(wd.allowed_tags) == cols and spec.name == "importance"
+            assert wd.description.startswith(label(tag, spec.name)[0])  # labelled in words
+            hint = form.hint(spec)
+            assert not re.search(r"\b(str|Any|dict\[|tuple\[|int\b|float\b)", hint), hint
+            assert "default" in hint or "required" in hint, hint
+            offered = allowed_columns(tag, spec.name, cols, s)
+            if isinstance(wd, OrderedColumns):  # order-sensitive: importance, the keys only
+                assert list(wd.select.options) == KEYS and spec.name == "importance"
             elif spec.kind in ("columns", "column"):
                 assert [o if isinstance(o, str) else o[1] for o in wd.options
-                        if (o if isinstance(o, str) else o[1]) is not None] == cols
+                        if (o if isinstance(o, str) else o[1]) is not None] == offered
             if spec.kind == "choice":
+                assert isinstance(wd, widgets.Dropdown)
                 assert set(spec.choices) <= {o[1] for o in wd.options}
+    wb.treatment.value = "shuffle"  # choices the validators do not list are drop-downs too
+    assert isinstance(wb.form.widgets["covmethod"], widgets.Dropdown)
+    assert {"pearson", "spearman", "mcd"} <= {o[1] for o in wb.form.widgets["covmethod"].options}
+
+
+def test_importance_is_an_ordered_list_with_up_and_down(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    wb.treatment.value = "local_suppression"
+    imp = wb.form.widgets["importance"]
+    assert imp.value == [] and "importance" not in wb.form.values()  # the default order
+    imp.select.value = KEYS[2]
+    imp.up.click()
+    assert imp.value == [KEYS[0], KEYS[2], KEYS[1]]
+    imp.up.click()
+    imp.up.click()  # already first: stays
+    assert imp.value == [KEYS[2], KEYS[0], KEYS[1]]
+    imp.select.value = KEYS[0]
+    imp.down.click()
+    assert imp.value == [KEYS[2], KEYS[1], KEYS[0]]
+    wb.apply_button.click()
+    assert s.head.treatment.importance == (KEYS[2], KEYS[1], KEYS[0])
 
 
 def test_form_kinds_come_from_the_spec() -> None:
@@ -192,10 +227,12 @@ def test_value_fields_and_errors_are_messages(s: sdc.SdcSession) -> None:
     wb = s.workbench()
     _apply(wb, "recode", column="sex", mapping="")  # required parameter left empty
     assert "mapping" in wb.message.value and len(s.history) == 1
-    _apply(wb, "add_noise", columns=("age5",))  # a categorical key: RoleError from the session
-    assert "age5" in wb.message.value and len(s.history) == 1
-    _apply(wb, "global_recode", column="age", breaks="0, 30, 60, 120")  # not a key nor numeric
-    assert "age" in wb.message.value and len(s.history) == 1
+    wb.treatment.value = "add_noise"  # only the numeric variables are offered
+    assert list(wb.form.widgets["columns"].options) == ["income", "expend"]
+    _apply(wb, "add_noise", columns=("income",), noise=-1.0)  # refused by the treatment
+    assert "noise" in wb.message.value and len(s.history) == 1
+    wb.treatment.value = "global_recode"  # age: neither a key nor a numeric variable
+    assert "age" not in [o[1] for o in wb.form.widgets["column"].options]
     _apply(wb, "global_recode", column="income", breaks="-1, 20000, 50000, 1e12")
     assert len(s.history) == 2 and s.head.treatment.breaks == (-1.0, 20000.0, 50000.0, 1e12)
     _apply(wb, "recode", column="region", mapping='{"R01": "R02"}')
@@ -261,24 +298,74 @@ def test_branch_checkout_and_the_ru_map_of_all_branches(s: sdc.SdcSession) -> No
     assert wb.session is s and wb.figures["scenario"] == "main"
 
 
-def test_recipe_code_replays_bit_for_bit(s: sdc.SdcSession, df: pd.DataFrame) -> None:
+def _replay(code: str, df: pd.DataFrame) -> sdc.SdcSession:
+    """Run the shown code without exec: parse it, read every argument as a literal and call the
+    session's methods."""
+    tree = ast.parse(code)
+    session = None
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            continue
+        if isinstance(node, ast.Assign):  # s = sdc.SdcSession(df, keys=..., seed=...)
+            call = node.value
+            assert isinstance(call, ast.Call) and ast.unparse(call.func) == "sdc.SdcSession"
+            assert [ast.unparse(a) for a in call.args] == ["df"]
+            session = sdc.SdcSession(df, **{k.arg: ast.literal_eval(k.value)
+                                            for k in call.keywords})
+            continue
+        call = node.value
+        assert isinstance(node, ast.Expr) and isinstance(call, ast.Call)
+        assert isinstance(call.func, ast.Attribute) and ast.unparse(call.func.value) == "s"
+        kw = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        if call.func.attr == "apply":  # s.apply(Treatment.from_dict({...}), seed=...)
+            (inner,) = call.args
+            assert ast.unparse(inner.func) == "Treatment.from_dict"
+            session.apply(Treatment.from_dict(ast.literal_eval(inner.args[0])), **kw)
+        else:
+            getattr(session, call.func.attr)(*[ast.literal_eval(a) for a in call.args], **kw)
+    assert session is not None
+    return session
+
+
+def test_recipe_code_is_idiomatic_and_replays_bit_for_bit(s: sdc.SdcSession,
+                                                         df: pd.DataFrame) -> None:
     wb = s.workbench()
     _apply(wb, "pram", columns=("water",), pd=0.7)
-    _apply(wb, "local_suppression", k=3.0)
+    _apply(wb, "local_suppression", k=3.0, importance=("sex", "region", "age5"))
+    s.add_noise(["income"], noise=0.2)
+    s.microaggregation(["expend"], k=4)
+    s.top_bottom_code("income", 50000.0, None, kind="top")
+    s.round_values(["expend"], base=10)
+    s.recode("water", {s.data["water"].dropna().iloc[0]: "other"})
+    s.remove(["occup"])
+    s.new_ids()
+    s.global_recode("income", breaks=[-1e9, 20000.0, 50000.0, 1e12])
     code = wb.recipe.value
     assert code == recipe_code(s.to_recipe())
-    # read the generated lines back (literals only, nothing executed)
-    calls = [ln for ln in code.splitlines() if ln.startswith("s.apply(")]
-    replay = sdc.SdcSession(df, keys=KEYS, numeric=["income", "expend"], weight="w",
-                            household="hid", seed=5)
-    for ln in calls:
-        d = ast.literal_eval(ln[len("s.apply(Treatment.from_dict("):-2])
-        replay.apply(Treatment.from_dict(d))
+    steps = code.splitlines()[code.splitlines().index(
+        [ln for ln in code.splitlines() if ln.startswith("s = ")][0]) + 1:]
+    assert len(steps) == len(s.history) - 1  # one line per step
+    assert "s.local_suppression(k=3, importance=['sex', 'region', 'age5'])" in steps
+    assert "s.microaggregation(columns=['expend'], k=4)" in steps
+    assert "s.remove(columns=['occup'])" in steps and "s.new_ids(" in code
+    assert "s.global_recode(column='income', breaks=[-1000000000, 20000, 50000, " in code
+    assert "Treatment" not in code and "3.0" not in code
+    replay = _replay(code, df)
     pd.testing.assert_frame_equal(replay.data, s.data)
     header = [ln for ln in code.splitlines() if ln.startswith("s = sdc.SdcSession(")][0]
     assert "keys=['region', 'sex', 'age5']" in header and "seed=5" in header
     wb.recipe_format.value = "JSON"
     assert '"format": "sdcsession-recipe"' in wb.recipe.value
+
+
+def test_recipe_code_falls_back_to_the_lossless_form(df: pd.DataFrame) -> None:
+    s = sdc.SdcSession(df, keys=KEYS, numeric=["income"], seed=5)
+    s.add_noise(["income"], noise=0.3)
+    s.apply(s.head.treatment, seed=123)  # a step with its own seed
+    code = recipe_code(s.to_recipe())
+    assert "from sdcsession.methods.base import Treatment" in code
+    assert code.splitlines()[-1].endswith(", seed=123)")
+    pd.testing.assert_frame_equal(_replay(code, df).data, s.data)
 
 
 def test_every_control_has_a_visible_label(s: sdc.SdcSession) -> None:
@@ -311,9 +398,20 @@ def test_app_notebook_and_command_stay_on_localhost(tmp_path) -> None:
     cells = json.loads(nb.read_text())["cells"]
     code = cells[1]["source"]
     assert f"sdc.io.read_data({str((tmp_path / 'survey.csv').resolve())!r})" in code
-    assert "workbench(df, seed=3, keys=['sex', 'region'], weight='w')" in code
-    cmd = voila_command(nb, port=8899, open_browser=False)
+    assert "workbench(df, seed=3, keys=['sex', 'region'], weight='w', path=" in code
+    cmd = voila_command(nb, port=8899, open_browser=False, idle_minutes=2)
     assert "--Voila.ip=127.0.0.1" in cmd and "--port=8899" in cmd and "--no-browser" in cmd
+    assert "sdcsession.present.workbench.serve" in cmd  # the hardened Voilà
+    assert "--MappingKernelManager.cull_idle_timeout=120" in cmd
+    assert not any("token" in c for c in cmd)  # the token goes through the environment
+    from sdcsession.present.workbench.app import app_environment, new_token
+
+    t1, t2 = new_token(), new_token()
+    assert len(t1) == 32 and t1 != t2
+    env = app_environment(t1, max_kernels=2)
+    assert env["SDCSESSION_APP_TOKEN"] == t1 and env["SDCSESSION_APP_MAX_KERNELS"] == "2"
+    with pytest.raises(sdc.errors.ParameterError, match="max_kernels"):
+        app_environment(t1, max_kernels=0)
     with pytest.raises(sdc.errors.ParameterError, match="keys"):
         app_notebook("x.csv", keys=[1, 2])
     with pytest.raises(sdc.errors.ParameterError, match="unknown role"):
@@ -346,3 +444,60 @@ def test_riskiest_combinations_equal_a_full_sort():
         for k in (1, 3, 50):
             want = full.drop_duplicates(["a", "b"]).head(k).reset_index(drop=True)
             pd.testing.assert_frame_equal(riskiest_combinations(s, k), want)
+
+
+def _html_values(root: object) -> str:
+    stack, out = [root], []
+    while stack:
+        x = stack.pop()
+        stack.extend(getattr(x, "children", ()))
+        if isinstance(x, widgets.HTML):
+            out.append(x.value)
+    return "\n".join(out)
+
+
+def test_user_text_is_escaped() -> None:
+    """A file name, column names and category values with HTML show as text, never as markup."""
+    bad = '<img src=x onerror="alert(1)">'
+    df = pd.DataFrame({"region": [bad, "a", "a", "b", "b", "b"],
+                       bad + "col": ["m", "f", "m", "f", "m", "f"],
+                       "w": [1.0] * 6})
+    s = sdc.SdcSession(df, keys=["region", bad + "col"], weight="w", seed=1)
+    from sdcsession.present.workbench.widget import workbench
+
+    wb = workbench(s, path=f"/data/{bad}.csv")
+    wb.refresh()
+    text = _html_values(wb)
+    assert "<img" not in text
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;.csv" in wb.title.value
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;col" in text  # the column table
+    _apply(wb, "recode", column="region", mapping='{"a": "' + bad.replace('"', '\\"') + '"}')
+    assert "<img" not in _html_values(wb)
+
+
+def test_tree_shows_whole_lines_and_markers_and_messages_clear(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    _apply(wb, "local_suppression", k=3.0, importance=("sex", "region", "age5"))
+    wb.branch_name.value = "other"
+    wb.branch_button.click()
+    _apply(wb, "recode", column="region", mapping='{"R01": "R02", "R03": "R02", "R04": "R02"}')
+    rows = [t for t, _ in wb.tree.options]
+    # every HEAD marker sits right after the step number, before the (long) step text
+    assert any(re.match(r"^\W*#1 ← main", t) for t in rows), rows
+    assert any(re.match(r"^\W*#2 ← other", t) for t in rows), rows
+    text = wb.history.tree_text.value
+    for t in rows:  # the whole tree, every line whole (escaped)
+        assert html_escape(t) in text
+    _apply(wb, "recode", column="sex", mapping="")  # an error ...
+    assert "mapping" in wb.message.value
+    wb.treatment.value = "add_noise"  # ... no longer applies to another form
+    assert wb.message.value == ""
+    _apply(wb, "recode", column="sex", mapping="")
+    wb.undo_button.click()  # ... nor after the state moved
+    assert "mapping" not in wb.message.value
+
+
+def html_escape(text: str) -> str:
+    import html
+
+    return html.escape(text)

@@ -53,12 +53,31 @@ def _figure(text: str, label: str) -> str:
     return m.group(1)
 
 
+def _screenshots(page: object, only: str | None = None) -> None:
+    """Keep a screenshot of each tab (or of the tab ``only``) for the docs
+    (docs/howto/img/workbench-<tab>.png)."""
+    out = ROOT / "docs" / "howto" / "img"
+    out.mkdir(parents=True, exist_ok=True)
+    tabs = page.query_selector_all(".sdc-tabs .lm-TabBar-tab, .sdc-tabs .p-TabBar-tab")
+    current = next((t for t in tabs if "mod-current" in (t.get_attribute("class") or "")), None)
+    for tab in tabs:
+        title = tab.inner_text().strip().lower().replace(" ", "-")
+        if only is not None and title != only:
+            continue
+        tab.click()
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(out / f"workbench-{title}.png"), full_page=True)
+    if current is not None and only is None:
+        current.click()
+        page.wait_for_timeout(300)
+
+
 def test_apply_and_undo_in_headless_chromium(tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     from sdcsession.present.workbench_app import free_port
 
-    data = tmp_path / "survey.csv"
+    data = tmp_path / "<img src=x onerror=alert(1)> survey.csv"  # HTML in a name shows as text
     sdc.datasets.synthetic_survey(150, seed=3).to_csv(data, index=False)
     port = free_port()
     log = tmp_path / "app.log"
@@ -71,16 +90,23 @@ def test_apply_and_undo_in_headless_chromium(tmp_path: Path) -> None:
             stdout=out, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
     try:
         _wait_for_port(port, proc, log)
+        token = re.search(r"\?token=([\w-]+)", log.read_text()).group(1)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
                                          args=["--no-sandbox"])
             try:
                 page = browser.new_page()
+                # without the token: the login form, no workbench
                 page.goto(f"http://127.0.0.1:{port}/", timeout=45_000)
+                assert "/login" in page.url
+                assert page.query_selector(".sdc-risk") is None
+                page.goto(f"http://127.0.0.1:{port}/?token={token}", timeout=45_000)
                 page.wait_for_function(
                     "() => { const e = document.querySelector('.sdc-risk');"
                     " return e && e.innerText.includes('expected re-identifications'); }",
                     timeout=45_000)
+                assert "<img src=x onerror=alert(1)> survey.csv" in page.inner_text(".sdc-title")
+                _screenshots(page)
                 before = page.inner_text(".sdc-risk")
                 png_before = page.get_attribute(".sdc-ru", "src")
                 assert _figure(before, "records violating 3-anonymity") != "0"
@@ -105,6 +131,23 @@ def test_apply_and_undo_in_headless_chromium(tmp_path: Path) -> None:
                 page.wait_for_function(
                     "b => document.querySelector('.sdc-ru').getAttribute('src') != b",
                     arg=png_after, timeout=30_000)
+                # Release: Export runs the release check and lists the block findings first
+                page.click(".sdc-tabs .lm-TabBar-tab:has-text('Release')")
+                page.click(".sdc-export")
+                page.wait_for_function(
+                    "() => document.querySelector('.sdc-findings').innerText.includes('block')",
+                    timeout=30_000)
+                findings = page.inner_text(".sdc-findings")
+                assert "untreated" in findings and "apply treatments first" in findings
+                assert page.is_visible(".sdc-force")  # a confirmed force is offered
+                _screenshots(page, only="release")
+                # Views: computed on request, the comparison lists the original and main
+                page.click(".sdc-tabs .lm-TabBar-tab:has-text('Views')")
+                page.click(".sdc-views")
+                page.wait_for_function(
+                    "() => document.querySelector('.sdc-comparison').innerText"
+                    ".includes('original')", timeout=60_000)
+                _screenshots(page, only="views")
             finally:
                 browser.close()
     finally:

@@ -2,8 +2,15 @@
 
 - `widget`: `Workbench`, `workbench` (the ipywidgets widget);
 - `roles`, `treat`, `history`, `live`: its panels;
+- `release`: the Prepare and Release panels (preparation steps; Export, Report, projects,
+  autosave);
+- `views`: the Views tab (numeric risk beside key risk, suppressions per key, risky records,
+  all scenarios compared);
+- `labels`: the words of the forms (groups, plain names, labels with units, choices, which
+  columns a parameter accepts, descriptions as text);
 - `run`: running a step in the background (progress, cancel);
-- `app`: the local web app (Voilà on 127.0.0.1).
+- `app`: the local web app (Voilà on 127.0.0.1);
+- `serve`: the hardened Voilà it runs (token, Host check, kernel cap and culling).
 
 ipywidgets is imported by the panels, never by ``import sdcsession``.
 """

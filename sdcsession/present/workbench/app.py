@@ -7,13 +7,19 @@ with Voilà bound to the loopback interface, so the page is reachable from this 
 the data never leave it (the kernel reads the file locally; the browser receives the widgets).
 The notebook lives in a temporary directory that is removed when the server stops.
 
+Hardening (`sdcsession.present.workbench.serve` runs Voilà): the URL printed at start carries a
+random token (`new_token`) and requests without it are refused; a Host header that is not a
+loopback name is refused (DNS rebinding); at most ``max_kernels`` pages run a kernel at once; a
+kernel stops when its page closes or after ``idle_minutes`` without its page; the data file's name
+is shown as text (escaped), never as markup.
+
 Example
 -------
 >>> import json, tempfile
 >>> from pathlib import Path
 >>> nb = app_notebook("survey.csv", keys=["sex", "region"], seed=1)
 >>> code = nb["cells"][1]["source"]
->>> "workbench(df, seed=1, keys=['sex', 'region'])" in code
+>>> "workbench(df, seed=1, keys=['sex', 'region'], path=" in code
 True
 """
 
@@ -31,7 +37,8 @@ from typing import Any
 
 from ...errors import DataFileError, MissingDependencyError, ParameterError, install_hint
 
-__all__ = ["app_notebook", "write_app_notebook", "voila_command", "free_port", "run_app"]
+__all__ = ["app_notebook", "write_app_notebook", "voila_command", "free_port", "run_app",
+           "new_token", "app_environment"]
 
 _ROLE_ARGS = ("keys", "numeric", "weight", "household", "strata", "sensitive", "identifiers")
 
@@ -64,10 +71,12 @@ def app_notebook(data: str | Path, *, seed: int | None = None, sep: str | None =
         "from sdcsession.present.workbench.widget import workbench",
         "",
         f"df = sdc.io.read_data({path!r}{read_kw})",
-        f"wb = workbench(df, {', '.join(args)})",
+        f"wb = workbench(df, {', '.join(args)}, path={path!r})",
         "wb",
     ])
-    md = f"`{Path(path).name}`: served from this machine only (127.0.0.1)."
+    # no user text in markdown (it would be rendered as HTML): the workbench shows the file name,
+    # escaped, from the string literal above
+    md = "Served from this machine only (127.0.0.1)."
     return {
         "cells": [{"cell_type": "markdown", "id": "about", "metadata": {}, "source": md},
                   {"cell_type": "code", "execution_count": None, "id": "workbench",
@@ -99,27 +108,62 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def voila_command(notebook: str | Path, *, port: int, open_browser: bool = True) -> list[str]:
-    """The command line that serves ``notebook`` with Voilà on ``127.0.0.1:port``.
+def voila_command(notebook: str | Path, *, port: int, open_browser: bool = True,
+                  idle_minutes: float = 30.0) -> list[str]:
+    """The command line that serves ``notebook`` with the hardened Voilà
+    (`sdcsession.present.workbench.serve`) on ``127.0.0.1:port``; a kernel idle (no page
+    connected, no activity) for ``idle_minutes`` is shut down.
 
-    `MissingDependencyError` when Voilà is not installed (the ``gui`` extra).
+    The token and the cap on kernels are passed in the environment (`app_environment`), not
+    on this command line. `MissingDependencyError` when Voilà is not installed (the ``gui``
+    extra).
     """
     import importlib.util
 
     if importlib.util.find_spec("voila") is None or importlib.util.find_spec("ipywidgets") is None:
         raise MissingDependencyError(
             "app: needs voila and ipywidgets; install them with " + install_hint("gui"))
-    cmd = [sys.executable, "-m", "voila", str(notebook), f"--port={int(port)}",
-           "--Voila.ip=127.0.0.1", "--show_tracebacks=False", "--strip_sources=True"]
+    idle = max(1, round(float(idle_minutes) * 60))
+    cmd = [sys.executable, "-m", "sdcsession.present.workbench.serve", str(notebook),
+           f"--port={int(port)}", "--Voila.port_retries=0", "--Voila.ip=127.0.0.1",
+           "--show_tracebacks=False", "--strip_sources=True",
+           f"--MappingKernelManager.cull_idle_timeout={idle}",
+           f"--MappingKernelManager.cull_interval={max(1, min(60, idle // 2))}",
+           "--MappingKernelManager.cull_connected=False"]
     if not open_browser:
         cmd.append("--no-browser")
     return cmd
 
 
+def new_token() -> str:
+    """A random token for the app's URL (32 URL-safe characters from `secrets`)."""
+    import secrets
+
+    return secrets.token_urlsafe(24)
+
+
+def app_environment(token: str, *, max_kernels: int = 3) -> dict[str, str]:
+    """The environment of the Voilà process: this one plus the token and the kernel cap."""
+    import os
+
+    from .serve import MAX_KERNELS_ENV, TOKEN_ENV
+
+    if isinstance(max_kernels, bool) or not isinstance(max_kernels, int) or max_kernels < 1:
+        raise ParameterError(f"max_kernels: expected an integer >= 1, got {max_kernels!r:.60}")
+    return dict(os.environ, **{TOKEN_ENV: token, MAX_KERNELS_ENV: str(max_kernels)})
+
+
 def run_app(data: str | Path, *, port: int | None = None, open_browser: bool = True,
-            seed: int | None = None, sep: str | None = None, **roles: Any) -> int:
+            seed: int | None = None, sep: str | None = None, max_kernels: int = 3,
+            idle_minutes: float = 30.0, token: str | None = None, **roles: Any) -> int:
     """Serve the workbench for the file ``data`` until interrupted (Ctrl-C); the exit code of
-    Voilà (0 after Ctrl-C). Every argument is checked before anything starts."""
+    Voilà (0 after Ctrl-C). Every argument is checked before anything starts.
+
+    The URL printed at start carries a random token (``token`` when given, at least 16
+    characters); requests without it, or with a Host header that is not a loopback name, are
+    refused. At most ``max_kernels`` pages are open at once; a page's kernel stops when the page
+    closes or after ``idle_minutes`` without a page connected.
+    """
     if not isinstance(data, (str, Path)) or not str(data).strip() or "\x00" in str(data):
         raise ParameterError(f"data: expected the path of a data file, got {data!r:.60}")
     path = Path(data).expanduser()
@@ -133,17 +177,30 @@ def run_app(data: str | Path, *, port: int | None = None, open_browser: bool = T
     if sep is not None and (not isinstance(sep, str) or not sep):
         raise ParameterError(f"sep: expected a delimiter (text) or None, got {sep!r:.40}")
     app_notebook(path, seed=seed, sep=sep, **roles)  # checks the seed and the roles
+    if token is not None and not isinstance(token, str):
+        raise ParameterError(f"token: expected text or None, got {type(token).__name__}")
+    if isinstance(max_kernels, bool) or not isinstance(max_kernels, int) or max_kernels < 1:
+        raise ParameterError(f"max_kernels: expected an integer >= 1, got {max_kernels!r:.40}")
+    if isinstance(idle_minutes, bool) or not isinstance(idle_minutes, (int, float)) or not (
+            idle_minutes > 0 and idle_minutes < float("inf")):
+        raise ParameterError(f"idle_minutes: expected a number > 0, got {idle_minutes!r:.40}")
     port = free_port() if port is None else port
+    token = new_token() if token is None else token
+    if len(token) < 16 or not token.replace("-", "").replace("_", "").isalnum():
+        raise ParameterError("token: expected at least 16 letters, digits, '-' or '_'")
+    env = app_environment(token, max_kernels=max_kernels)
     tmp = tempfile.mkdtemp(prefix="sdcsession-app-")
     main = threading.current_thread() is threading.main_thread()
     old = signal.signal(signal.SIGTERM, _interrupt) if main else None
     try:
         nb = write_app_notebook(tmp, path, seed=seed, sep=sep, **roles)
-        cmd = voila_command(nb, port=port, open_browser=open_browser)
-        print(f"sdcsession app: http://127.0.0.1:{port}/ (Ctrl-C stops it)", file=sys.stderr,
-              flush=True)
+        cmd = voila_command(nb, port=port, open_browser=False, idle_minutes=idle_minutes)
+        url = f"http://127.0.0.1:{port}/?token={token}"
+        print(f"sdcsession app: {url} (Ctrl-C stops it)", file=sys.stderr, flush=True)
         # its own session: Ctrl-C reaches this process only, which stops Voilà (and its kernels)
-        proc = subprocess.Popen(cmd, cwd=tmp, start_new_session=True)
+        proc = subprocess.Popen(cmd, cwd=tmp, start_new_session=True, env=env)
+        if open_browser:
+            _open_browser(url)
         try:
             return proc.wait()
         except KeyboardInterrupt:
@@ -157,6 +214,12 @@ def run_app(data: str | Path, *, port: int | None = None, open_browser: bool = T
         if main:
             signal.signal(signal.SIGTERM, old)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _open_browser(url: str) -> None:
+    import webbrowser
+
+    threading.Timer(2.0, lambda: webbrowser.open(url)).start()
 
 
 def _interrupt(signum: int, frame: Any) -> None:

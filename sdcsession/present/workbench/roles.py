@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from ...errors import RoleError, SdcError
+from ...errors import ParameterError, RoleError, SdcError
 from ...roles import Roles
 
 __all__ = ["column_summary", "apply_roles", "RolesPanel", "ROLE_FIELDS"]
@@ -59,12 +59,14 @@ def _same_tree_sessions(session: Any) -> list[Any]:
     return [x for x in (r() for r in getattr(session._tree, "sessions", [])) if x is not None]
 
 
-def apply_roles(session: Any, roles: Roles) -> tuple[Any, str]:
+def apply_roles(session: Any, roles: Roles, *, alpha: float | None = None,
+                seed: int | None = None) -> tuple[Any, str]:
     """Apply ``roles`` (validated against the original data first; `RoleError` otherwise).
 
     Returns ``(session, note)``: the same session re-initialised in place when it has no step
     yet and no other scenario shares its tree, else a new session on the original data (same
-    seed, name, k and alpha). The note says which happened.
+    seed, name, k and alpha; ``alpha`` and ``seed`` replace them when given). The note says
+    which happened.
     """
     original = session._tree.root.state.data
     with warnings.catch_warnings(record=True) as caught:
@@ -72,18 +74,20 @@ def apply_roles(session: Any, roles: Roles) -> tuple[Any, str]:
         roles.validate(original)
     warned = "; ".join(str(w.message) for w in caught)
     tree = session._tree
-    opts = {"alpha": session.alpha, "k": session.k, "source": getattr(tree, "source", None)}
+    opts = {"alpha": session.alpha if alpha is None else alpha, "k": session.k,
+            "source": getattr(tree, "source", None)}
+    seed = session.seed if seed is None else seed
     if len(tree) == 1 and all(x is session for x in _same_tree_sessions(session)):
         observers = list(getattr(tree, "observers", []))
         watch = list(session.watch)
-        session._init(original, roles, session.seed, session.name, **opts)
+        session._init(original, roles, seed, session.name, **opts)
         session.watch = watch
         session._tree.observers.extend(observers)
         session._move(session._tree.root)
         note = "roles applied to this session"
     else:
         new = object.__new__(type(session))
-        new._init(original, roles, session.seed, session.name, **opts)
+        new._init(original, roles, seed, session.name, **opts)
         note = ("steps exist, so a new session was started on the original data with these "
                 "roles (the previous scenarios are unchanged)")
         session = new
@@ -129,6 +133,11 @@ class RolesPanel:
         self.unlink_button = w.Button(description="Clear links")
         self.links: dict[str, tuple[str, ...]] = {}
         self.links_html = w.HTML()
+        self.alpha = w.BoundedFloatText(
+            value=1.0, min=0.0, max=1.0, step=0.1, style=style,
+            description="Weight of a missing key value (α, 0 to 1, default 1)")
+        self.seed = w.Text(value="", placeholder="(random)", style=style,
+                           description="Random seed (a whole number; empty: random)")
         self.apply_button = w.Button(description="Apply roles", button_style="primary")
         self.message = w.HTML()
         self._quiet = False
@@ -145,6 +154,7 @@ class RolesPanel:
             w.HTML("<b>Columns</b>"), self.table, w.HTML("<b>Roles</b>"), grid,
             w.HBox([self.linked_key, self.linked_vars]),
             w.HBox([self.link_button, self.unlink_button, self.links_html]),
+            w.HTML("<b>Options</b>"), self.alpha, self.seed,
             w.HBox([self.apply_button]), self.message])
 
     # ------------------------------------------------------------------------------ state
@@ -168,6 +178,19 @@ class RolesPanel:
                 wd.value = v if v in self.columns else None
         self.links = dict(roles.linked)
         self._keys_changed()
+
+    def options(self) -> dict[str, Any]:
+        """``alpha`` and ``seed`` chosen (`ParameterError` for a seed that is no whole
+        number; ``seed`` None when empty)."""
+        text = self.seed.value.strip()
+        if text and not text.isdigit():
+            raise ParameterError(f"Random seed: expected a whole number >= 0, got {text!r:.40}")
+        return {"alpha": float(self.alpha.value), "seed": int(text) if text else None}
+
+    def show_options(self, alpha: float, seed: int | None) -> None:
+        """Show a session's ``alpha`` and ``seed``."""
+        self.alpha.value = float(alpha)
+        self.seed.value = "" if seed is None else str(seed)
 
     def roles(self) -> Roles:
         """The chosen roles (`RoleError` for a malformed choice; not yet validated)."""

@@ -12,13 +12,17 @@ Widget kinds, chosen from the type and the name:
 
 | kind | when | widget |
 |---|---|---|
-| columns | a tuple of names, named like a column parameter | multi-select of the columns (a tags box keeping the order for ``importance``) |
+| columns | a tuple of names, named like a column parameter | multi-select of the columns it accepts (for ``importance`` an ordered list of the keys with Up / Down) |
 | column | ``str`` named like a column parameter | drop-down of the columns |
-| choice | the validator names its choices | drop-down |
+| choice | the validator names its choices (or `labels.CHOICES` does) | drop-down |
 | bool | ``bool`` | checkbox |
 | int, float | ``int`` / ``float`` (not optional) | number box |
 | text | other ``str`` | text |
 | value | anything else (optional numbers, mappings, lists) | text: JSON, a comma list, a word |
+
+Labels, units, defaults and descriptions are words (`sdcsession.present.workbench.labels`),
+never Python types; column pickers offer only the columns a parameter accepts (numeric
+variables, key variables, categorical variables) given the session's roles.
 
 A ``value`` text is read as JSON (``{"b": "a"}``, ``[0, 15, 30]``, ``2.5``, ``null``), else as
 a comma-separated list (``0, 15, 30``), else as the text itself; a mapping may also be given as a
@@ -47,6 +51,7 @@ from typing import Any
 import attrs
 
 from ...errors import ParameterError, SdcError
+from .labels import CHOICES, allowed_columns, description, label, plain_hint
 
 __all__ = ["FieldSpec", "treatment_fields", "parse_value", "build_treatment", "COLUMN_PARAMS",
            "ORDERED_PARAMS", "TreatForm"]
@@ -176,6 +181,9 @@ def treatment_fields(cls: type) -> list[FieldSpec]:
         default = f.default
         if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
             default = attrs.NOTHING if default.takes_self else default.factory()
+        extra = CHOICES.get((getattr(cls, "type", ""), f.alias))
+        if extra and not choices:
+            choices, hint = extra, f"one of {list(extra)!r}"
         kind = _kind(f.alias, base, choices)
         if (kind == "value" and parts[0] in ("int", "float") and isinstance(default, numbers.Real)
                 and not isinstance(default, bool)):
@@ -249,32 +257,56 @@ class TreatForm:
     read or a required parameter left empty.
     """
 
-    def __init__(self, cls: type, columns: list[str]) -> None:
+    def __init__(self, cls: type, columns: list[str], session: Any = None) -> None:
         import ipywidgets as w
 
         self.cls = cls
+        self.tag = str(getattr(cls, "type", cls.__name__))
         self.fields = treatment_fields(cls)
         self._types = {f.alias: _type_text(f) for f in attrs.fields(cls) if f.init}
         self.widgets: dict[str, Any] = {}
         rows = []
         for spec in self.fields:
-            widget = self._widget(w, spec, columns)
+            offered = allowed_columns(self.tag, spec.name, columns, session)
+            widget = self._widget(w, spec, offered, self.tag)
             self.widgets[spec.name] = widget
-            need = " (required)" if spec.required else ""
-            hint = w.HTML(f'<span style="color:#666;font-size:85%">{_esc(spec.hint)}{need}</span>')
-            rows.append(w.HBox([widget, hint]))
-        doc = (cls.__doc__ or "").strip().split("\n\n")[0]
-        self.box = w.VBox([w.HTML(f"<i>{_esc(doc)}</i>"), *rows])
+            ordered = isinstance(widget, OrderedColumns)
+            shown = widget.box if ordered else widget
+            rows.append((w.VBox if ordered else w.HBox)([shown, w.HTML(
+                f'<span style="color:#666;font-size:85%">{_esc(self.hint(spec))}</span>')]))
+        self.description = description(self.tag, cls)
+        self.box = w.VBox([w.HTML(f"<i>{_esc(self.description)}</i>"), *rows])
+
+    def hint(self, spec: FieldSpec) -> str:
+        """The words beside a field: what it expects, its unit and its default."""
+        _, unit = label(self.tag, spec.name)
+        if isinstance(self.widgets.get(spec.name), OrderedColumns):
+            return ("tick, then put the keys in order with Up / Down (the first is kept "
+                    "longest); default: the method's order")
+        parts = [plain_hint(spec.hint, spec.kind)]
+        if unit:
+            parts.append(f"unit: {unit}")
+        if spec.required:
+            parts.append("required")
+        elif spec.default is None or spec.default == ():
+            parts.append("default: none" if spec.kind not in ("columns", "column")
+                         else "default: the method's choice")
+        elif spec.kind == "bool":
+            parts.append(f"default: {'yes' if spec.default else 'no'}")
+        else:
+            parts.append(f"default: {_show(spec.default)}")
+        return "; ".join(parts)
 
     @staticmethod
-    def _widget(w: Any, spec: FieldSpec, columns: list[str]) -> Any:
-        lay = {"description": spec.name, "style": {"description_width": "110px"}}
+    def _widget(w: Any, spec: FieldSpec, columns: list[str], tag: str = "") -> Any:
+        words, _ = label(tag, spec.name)
+        lay = {"description": words, "style": {"description_width": "210px"},
+               "tooltip": words}
         d = spec.default
         if spec.kind == "columns":
             value = tuple(c for c in (d if isinstance(d, (tuple, list)) else ()) if c in columns)
             if spec.name in ORDERED_PARAMS:
-                return w.TagsInput(value=list(value), allowed_tags=columns,
-                                   allow_duplicates=False, **lay)
+                return OrderedColumns(columns, words)
             return w.SelectMultiple(options=columns, value=value, rows=min(6, max(len(columns), 1)),
                                     **lay)
         if spec.kind == "column":
@@ -283,10 +315,11 @@ class TreatForm:
             value = d if d in columns else opts[0][1] if opts else None
             return w.Dropdown(options=opts, value=value, **lay)
         if spec.kind == "choice":
-            opts = ([("(none)", None)] if spec.optional else []) + [(str(c), c)
-                                                                    for c in spec.choices]
+            opts = ([("(default)", None)] if spec.optional else []) + [(str(c), c)
+                                                                       for c in spec.choices]
             return w.Dropdown(options=opts, value=d if d in spec.choices else opts[0][1], **lay)
         if spec.kind == "bool":
+            lay["style"] = {"description_width": "initial"}
             return w.Checkbox(value=bool(d) if d is not attrs.NOTHING else False, indent=False,
                               **lay)
         number = isinstance(d, numbers.Real) and not isinstance(d, bool)
@@ -297,25 +330,23 @@ class TreatForm:
         shown = "" if d is attrs.NOTHING or d is None else json.dumps(_plain(d))
         return w.Text(value=shown, placeholder="(default)" if not spec.required else "", **lay)
 
-    def set_columns(self, columns: list[str]) -> None:
-        """Offer ``columns`` in the column widgets (keeping selections that still exist)."""
-        import ipywidgets as w
-
+    def set_columns(self, columns: list[str], session: Any = None) -> None:
+        """Offer ``columns`` (those the parameter accepts, given the ``session``'s roles and
+        types) in the column widgets, keeping selections that still exist."""
         for spec in self.fields:
             widget = self.widgets[spec.name]
-            if spec.kind == "columns":
-                keep = tuple(c for c in widget.value if c in columns)
-                if isinstance(widget, w.TagsInput):
-                    widget.value = list(keep)
-                    widget.allowed_tags = columns
-                else:
-                    widget.options = columns
-                    widget.value = keep
+            offered = allowed_columns(self.tag, spec.name, columns, session)
+            if isinstance(widget, OrderedColumns):
+                widget.set_columns(offered)
+            elif spec.kind == "columns":
+                keep = tuple(c for c in widget.value if c in offered)
+                widget.options = offered
+                widget.value = keep
             elif spec.kind == "column":
                 old = widget.value
-                opts = ([("(none)", None)] if spec.optional else []) + [(c, c) for c in columns]
+                opts = ([("(none)", None)] if spec.optional else []) + [(c, c) for c in offered]
                 widget.options = opts
-                widget.value = old if old in columns else (opts[0][1] if opts else None)
+                widget.value = old if old in offered else (opts[0][1] if opts else None)
 
     def values(self) -> dict[str, Any]:
         """The parameters the form holds (defaults for empty texts)."""
@@ -335,6 +366,76 @@ class TreatForm:
                      else v)
             out[spec.name] = v
         return out
+
+
+class OrderedColumns:
+    """An ordered list of columns (most important first) with Up / Down buttons, for
+    ``importance``: ``value`` is the order when "Set an order" is ticked, else ``[]`` (the
+    method's default order)."""
+
+    def __init__(self, columns: list[str], words: str) -> None:
+        import ipywidgets as w
+
+        self.use = w.Checkbox(value=False, indent=False, style={"description_width": "initial"},
+                              description="Set an order of importance (else the default)")
+        self.select = w.Select(options=list(columns), rows=min(6, max(len(columns), 1)),
+                               description="Order (first = kept first)",
+                               style={"description_width": "210px"},
+                               layout=w.Layout(width="360px"))
+        small = w.Layout(width="90px")
+        self.up = w.Button(description="Up", icon="arrow-up", tooltip="move the chosen key up",
+                           layout=small)
+        self.down = w.Button(description="Down", icon="arrow-down", layout=small,
+                             tooltip="move the chosen key down")
+        self.up.on_click(lambda _: self.move(-1))
+        self.down.on_click(lambda _: self.move(1))
+        self.box = w.VBox([self.use, w.HBox(
+            [self.select, w.VBox([self.up, self.down], layout=w.Layout(flex="0 0 auto"))],
+            layout=w.Layout(flex="0 0 auto"))])
+        # the form shows ``box``; as a child of HBox the composite is reached through it
+        self.children = (self.box,)
+        self.description = words
+
+    @property
+    def value(self) -> list[str]:
+        """The order, or ``[]`` when no order is set."""
+        return list(self.select.options) if self.use.value else []
+
+    @value.setter
+    def value(self, order: Any) -> None:
+        order = [str(c) for c in (order or ())]
+        rest = [c for c in self.select.options if c not in order]
+        self.select.options = [*order, *rest]
+        self.use.value = bool(order)
+
+    def move(self, step: int) -> None:
+        """Move the chosen column ``step`` places (-1: up)."""
+        opts, chosen = list(self.select.options), self.select.value
+        if chosen is None:
+            return
+        i = opts.index(chosen)
+        j = min(max(i + step, 0), len(opts) - 1)
+        opts[i], opts[j] = opts[j], opts[i]
+        self.select.options = opts
+        self.select.value = chosen
+        self.use.value = True
+
+    def set_columns(self, columns: list[str]) -> None:
+        """Offer ``columns``: in their order, or, once an order is set, keeping it (new columns
+        last)."""
+        if not self.use.value:
+            self.select.options = list(columns)
+            return
+        keep = [c for c in self.select.options if c in columns]
+        self.select.options = keep + [c for c in columns if c not in keep]
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v)) if abs(v) < 1e15 else str(v)
+    if isinstance(v, (tuple, list)):
+        return ", ".join(_show(x) for x in v)
+    return str(v)
 
 
 def _plain(v: Any) -> Any:

@@ -41,6 +41,7 @@ import contextlib
 import html
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
@@ -50,10 +51,13 @@ from ...errors import ParameterError, SdcError
 from ...methods.base import TREATMENTS
 from ...session import SdcSession
 from .history import HistoryPanel
+from .labels import treatment_options
 from .live import LivePanel
+from .release import PreparePanel, ReleasePanel, autosave_path, has_projects
 from .roles import RolesPanel, apply_roles
 from .run import Cancelled, StepRunner
 from .treat import TreatForm, build_treatment
+from .views import ViewsPanel
 
 __all__ = ["Workbench", "workbench", "Cancelled"]
 
@@ -72,8 +76,10 @@ class Workbench(widgets.VBox):
     """
 
     def __init__(self, source: SdcSession | pd.DataFrame, *, background: bool | None = None,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, path: str | None = None) -> None:
         super().__init__()
+        #: the data file the app read (shown as text in the title; None in a notebook)
+        self.path = None if path is None else str(path)
         self._lock = threading.RLock()
         self._updating = False
         self._quiet = 0
@@ -94,6 +100,7 @@ class Workbench(widgets.VBox):
             self._bind(source)
         else:
             self._show_unbound()
+        self.offer_resume()
 
     # ------------------------------------------------------------------------------- layout
     def _build(self, data: pd.DataFrame, roles: Any, k: int) -> None:
@@ -109,15 +116,13 @@ class Workbench(widgets.VBox):
         self.roles_message = self.roles_panel.message
         self.roles_button.on_click(lambda _: self._apply_roles())
         # treat
-        tags = sorted(TREATMENTS)
-        self.treatment = w.Dropdown(options=tags, value="local_suppression"
-                                    if "local_suppression" in tags else tags[0],
-                                    description="Treatment")
+        self.treatment = w.Dropdown(options=treatment_options(), value="local_suppression",
+                                    description="Treatment", layout=w.Layout(width="95%"))
         self.forms: dict[str, TreatForm] = {}
         self.form_box = w.VBox()
         self.apply_button = w.Button(description="Apply", button_style="primary", icon="play",
                                      tooltip="apply the treatment as a new step")
-        self.treatment.observe(lambda _: self._show_form(), names="value")
+        self.treatment.observe(lambda _: (self._show_form(), self._clear()), names="value")
         self.apply_button.on_click(lambda _: self._apply())
         treat = w.VBox([self.treatment, self.form_box, self.apply_button])
         # history
@@ -140,22 +145,42 @@ class Workbench(widgets.VBox):
         self.k_value = lv.k
         for wd in (lv.k, lv.loss_measures, lv.ru_loss):
             wd.observe(lambda _: self._refresh_live(), names="value")
-        self.tabs = w.Tab(children=[self.roles_panel.box, treat, h.box],
+        # prepare and release
+        self.prepare = PreparePanel(self._columns(), lambda: self.session, self._run_step,
+                                    self._error)
+        self.release = ReleasePanel(self.path, lambda: self.session, lambda: self._data,
+                                    self._open, self._info, self._error)
+        self.export_button, self.report_button = (self.release.export_button,
+                                                  self.release.report_button)
+        self.save_button, self.open_button = self.release.save_button, self.release.open_button
+        self.resume_box = w.HBox()
+        self.views = ViewsPanel(lambda: self.session, self._scenarios, self._error)
+        titles = ("Roles", "Prepare", "Treat", "History", "Views", "Release")
+        self.tabs = w.Tab(children=[self.roles_panel.box, self.prepare.box, treat, h.box,
+                                    self.views.box, self.release.box],
                           layout=w.Layout(width="52%"))
-        for i, title in enumerate(("Roles", "Treat", "History")):
+        self._tab = {t: i for i, t in enumerate(titles)}
+        for i, title in enumerate(titles):
             self.tabs.set_title(i, title)
         live = w.VBox([w.HTML("<b>Risk &amp; utility (live)</b>"), lv.box],
                       layout=w.Layout(width="46%"))
-        self.children = [w.HTML("<h3 style='margin:4px 0'>sdcsession workbench</h3>"),
-                         self.message,
+        name = "" if self.path is None else f": {html.escape(Path(self.path).name)}"
+        self.title = w.HTML(f"<h3 style='margin:4px 0'>sdcsession workbench{name}</h3>")
+        self.children = [self.title,
+                         self.message, self.resume_box,
                          w.HBox([self.undo_button, self.redo_button, self.progress,
                                  self.cancel_button, self.status]),
                          w.HBox([self.tabs, live])]
         # CSS classes: stable handles for browser tests and custom styling
-        for wd, cls in ((self.apply_button, "sdc-apply"), (self.undo_button, "sdc-undo"),
+        for wd, cls in ((self.title, "sdc-title"), (self.tabs, "sdc-tabs"),
+                        (self.apply_button, "sdc-apply"), (self.undo_button, "sdc-undo"),
                         (self.redo_button, "sdc-redo"), (self.cancel_button, "sdc-cancel"),
                         (self.risk_label, "sdc-risk"), (self.ru_image, "sdc-ru"),
-                        (self.message, "sdc-message")):
+                        (self.message, "sdc-message"), (self.export_button, "sdc-export"),
+                        (self.release.findings, "sdc-findings"),
+                        (self.views.show_button, "sdc-views"),
+                        (self.views.comparison, "sdc-comparison"),
+                        (self.release.force_button, "sdc-force")):
             wd.add_class(cls)
         self._show_form()
 
@@ -177,7 +202,7 @@ class Workbench(widgets.VBox):
         tag = self.treatment.value
         if tag not in self.forms:
             try:
-                self.forms[tag] = TreatForm(TREATMENTS[tag], self._columns())
+                self.forms[tag] = TreatForm(TREATMENTS[tag], self._columns(), self.session)
             except Exception as e:  # noqa: BLE001 - one odd treatment must not break the rest
                 self._error(f"{tag}: no form could be generated ({type(e).__name__}: {e})")
                 self.form_box.children = []
@@ -191,7 +216,8 @@ class Workbench(widgets.VBox):
         self.session = session
         self._held[session.name] = session
         session._tree.observers.append(self._on_move)  # type: ignore[attr-defined]
-        self.tabs.selected_index = 1
+        self.tabs.selected_index = self._tab["Treat"]
+        self.roles_panel.show_options(session.alpha, session.seed)
         self.refresh()
 
     def _unobserve(self) -> None:
@@ -224,7 +250,7 @@ class Workbench(widgets.VBox):
         self.cancel_button.disabled = not busy
 
     def _show_unbound(self) -> None:
-        self.tabs.selected_index = 0
+        self.tabs.selected_index = self._tab["Roles"]
         self._set_buttons()
         self._info("choose the roles of the variables (at least one key variable), then "
                    "Apply roles")
@@ -237,8 +263,57 @@ class Workbench(widgets.VBox):
 
     # ------------------------------------------------------------------------------ refresh
     def _on_move(self, _session: Any) -> None:
+        self.message.value = ""  # a message about the previous state no longer applies
         if not self._quiet:
             self.refresh()
+        self.autosave()
+
+    def autosave(self) -> Path | None:
+        """Save the project beside the data file's release folder (`autosave_path`), in the
+        app (``path`` given) when this sdcsession can save projects; the path, or None."""
+        s = self.session
+        if self.path is None or s is None or not has_projects(s):
+            return None
+        try:
+            return self.release.save_project(autosave_path(self.path), overwrite=True,
+                                              quiet=True)
+        except Exception as e:  # noqa: BLE001 - autosave must never break a step
+            self._error(f"autosave failed: {e}")
+            return None
+
+    def offer_resume(self) -> bool:
+        """Show Resume / Start over when an autosaved project of the data file exists."""
+        if self.path is None or getattr(SdcSession, "open_project", None) is None:
+            return False
+        auto = autosave_path(self.path)
+        if not auto.is_file():
+            return False
+        resume = widgets.Button(description="Resume", button_style="primary",
+                                tooltip=f"open the autosaved project {auto.name}")
+        fresh = widgets.Button(description="Start over",
+                               tooltip="keep the autosave until the next step replaces it")
+        resume.on_click(lambda _: (self.release.open_project(auto), self._hide_resume()))
+        fresh.on_click(lambda _: self._hide_resume())
+        self.resume_button, self.start_over_button = resume, fresh
+        self.resume_box.children = [widgets.HTML(
+            f"An autosaved project of this file was found ({html.escape(auto.name)}).&nbsp;"),
+            resume, fresh]
+        return True
+
+    def _hide_resume(self) -> None:
+        self.resume_box.children = []
+
+    def _open(self, session: SdcSession) -> None:
+        """Show an opened project's session."""
+        self._held.clear()
+        self._bind(session)
+        self.roles_panel.set_roles(session.state.original_roles)
+
+    def _run_step(self, fn: Callable[[], Any], what: str) -> None:
+        if self.session is None or self.runner.busy:
+            return
+        self.message.value = ""
+        self.runner.start(fn, what, ok=self._info, error=self._error)
 
     @contextlib.contextmanager
     def _batch(self) -> Iterator[None]:
@@ -263,7 +338,8 @@ class Workbench(widgets.VBox):
                 self._set_buttons()
                 cols = self._columns()
                 for f in self.forms.values():
-                    f.set_columns(cols)
+                    f.set_columns(cols, s)
+                self.prepare.set_columns(cols)
                 self.live.set_options(s)
             except Exception as e:  # noqa: BLE001 - the widget must keep working
                 self._error(e)
@@ -281,6 +357,9 @@ class Workbench(widgets.VBox):
                 self._error(e)
 
     # ------------------------------------------------------------------------------ actions
+    def _clear(self) -> None:
+        self.message.value = ""
+
     def _info(self, text: str) -> None:
         self.message.value = f"<span style='color:#2e7d32'>{html.escape(text)}</span>"
 
@@ -334,12 +413,14 @@ class Workbench(widgets.VBox):
     def _apply_roles(self) -> None:
         try:
             roles = self.roles_panel.roles()
+            opts = self.roles_panel.options()
             if self.session is None:
-                new = SdcSession(self._data, **roles.to_dict(), seed=self._seed)
+                seed = self._seed if opts["seed"] is None else opts["seed"]
+                new = SdcSession(self._data, **roles.to_dict(), seed=seed, alpha=opts["alpha"])
                 note = "session started with these roles"
             else:
                 with self._batch():
-                    new, note = apply_roles(self.session, roles)
+                    new, note = apply_roles(self.session, roles, **opts)
         except SdcError as e:
             self.roles_panel.show_error(e)
             return
@@ -360,7 +441,7 @@ class Workbench(widgets.VBox):
             self._error(e)
             return
         session = self.session
-        self.runner.start(lambda: session.apply(t), t.type, ok=self._info, error=self._error)
+        self._run_step(lambda: session.apply(t), t.type)
 
     def cancel(self) -> None:
         """Ask the running step to stop at its next progress update (HEAD does not move)."""
@@ -372,29 +453,30 @@ class Workbench(widgets.VBox):
 
 
 def workbench(source: SdcSession | pd.DataFrame, *, background: bool | None = None,
-              seed: int | None = None, **roles: Any) -> Workbench:
+              seed: int | None = None, path: str | None = None, **roles: Any) -> Workbench:
     """The workbench for a session, or for a DataFrame (``roles`` as for `SdcSession`).
 
     With a DataFrame and valid ``roles`` (at least ``keys``) a session is started at once;
     otherwise the Roles panel opens with the roles given and the validation message, and the
     session starts when the roles are applied. ``background`` (default: inside a Jupyter kernel)
-    runs steps in a worker thread so that Cancel stays responsive.
+    runs steps in a worker thread so that Cancel stays responsive. ``path``: the data file
+    read (the app passes it; its name is shown, as text, in the title).
     """
     if isinstance(source, SdcSession) or not isinstance(source, pd.DataFrame):
         if roles:
             raise ParameterError(f"workbench: roles {sorted(roles)} are given with a DataFrame; "
                                  "a session has its roles already")
-        return Workbench(source, background=background, seed=seed)
+        return Workbench(source, background=background, seed=seed, path=path)
     if roles.get("keys"):
         try:
             session = SdcSession(source, **roles, seed=seed)
         except SdcError as e:
-            wb = Workbench(source, background=background, seed=seed)
+            wb = Workbench(source, background=background, seed=seed, path=path)
             wb._preset(roles)
             wb.roles_panel.show_error(e)
             return wb
-        return Workbench(session, background=background, seed=seed)
-    wb = Workbench(source, background=background, seed=seed)
+        return Workbench(session, background=background, seed=seed, path=path)
+    wb = Workbench(source, background=background, seed=seed, path=path)
     if roles:
         wb._preset(roles)
     return wb
