@@ -93,7 +93,8 @@ def install_hint(extra: str) -> str:
     """The pip command that adds the optional ``extra`` to this installation.
 
     From a checkout installed with ``pip install -e .`` the hint is ``pip install -e
-    "<checkout>[extra]"``; otherwise ``pip install "sdcsession[extra]"``.
+    "<checkout>[extra]"`` (and the PyPI form beside it); otherwise ``pip install
+    "sdcsession[extra]"``.
 
     >>> install_hint("gui").startswith("pip install")
     True
@@ -113,7 +114,9 @@ def install_hint(extra: str) -> str:
     if isinstance(info, dict) and info.get("dir_info", {}).get("editable") and url.startswith("file://"):
         from urllib.parse import unquote, urlparse
 
-        return f'pip install -e "{unquote(urlparse(url).path)}[{extra}]"'
+        return (f'pip install -e "{unquote(urlparse(url).path)}[{extra}]" (this checkout; from '
+                f'PyPI: pip install sdcsession[{extra}])')
     if not info and base is not None and (base / "pyproject.toml").is_file():
-        return f'pip install -e "{base}[{extra}]"'  # metadata of a checkout (egg-info)
+        return (f'pip install -e "{base}[{extra}]" (this checkout; from PyPI: '  # egg-info
+                f'pip install sdcsession[{extra}])')
     return f'pip install "sdcsession[{extra}]"'

@@ -68,6 +68,7 @@ TEMPLATES: dict[str, dict[str, Any]] = {
                    "privacy": [sdc.privacy.KAnonymity(2)], "max_suppression": 0.1},
 }
 TEMPLATES["add_record_keys"] = {"name": "rk", "kind": "integer", "modulus": 256}
+TEMPLATES["perturb_weights"] = {"noise": 0.1}
 TEMPLATES["record_swap"] = {"hierarchy": ["region"], "similar": ["hhsize"], "swaprate": 0.1,
                             "risk_variables": ["sex", "age5"]}
 

@@ -94,6 +94,7 @@ def _specs() -> dict[str, tuple[Any, dict[str, Any]]]:
         "compare_indicators": (u.compare_indicators, {"indicators": "mean:x", "n_boot": 5,
                                                       "seed": 1, "progress": False}),
         "compute": (lambda o, m, **kw: u.compute("il1s", o, m, **kw), {"columns": num}),
+        "utility_score": (u.utility_score, {"keys": cat, "numeric": num}),
     }
 
 

@@ -27,7 +27,7 @@ BAD_VALUES: list[Any] = [
 ]
 #: words that may name a replaced data argument in an error message
 DATA_WORDS = ("data", "values", "masked", "x", "weights", "numerator", "denominator", "column",
-              "keys", "original", "swapped")
+              "keys", "original", "swapped", "release")
 
 
 def frame() -> pd.DataFrame:
@@ -78,6 +78,9 @@ def _specs() -> dict[str, tuple[Any, list[str], dict[str, Any]]]:
         "ldu_recoding": (u.ldu_recoding, ["values", "groups"], {
             "values": ["a", "b", "c", "a"], "groups": ["ab", "ab", "c", "ab"]}),
         "fit_formula": (u.fit_formula, ["data", "formula"], {"data": df, "formula": "y ~ x + a"}),
+        "model_utility": (u.model_utility, ["original", "release"], {
+            "original": df, "release": df, "target": "y", "features": ["x", "a"],
+            "model": "linear", "test_size": 0.3, "seed": 1}),
         "info_loss": (u.info_loss, ["original", "swapped", "tables"], {
             "original": df, "swapped": df.assign(a=df["a"].iloc[::-1].to_numpy()),
             "tables": [["a", "b"]], "metric": "abs"}),

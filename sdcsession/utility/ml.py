@@ -224,17 +224,22 @@ def model_utility(original: pd.DataFrame, release: pd.DataFrame, *, target: str,
     r = check_frame(release, "model utility: release")
     if not isinstance(target, str):
         raise ParameterError(f"target: expected one column name, got {target!r}")
-    if model not in MODELS:
-        raise ParameterError(f"model: expected one of {MODELS}, got {model!r}")
-    if task not in ("auto", "classification", "regression"):
+    if not isinstance(model, str) or model not in MODELS:
+        raise ParameterError(f"model: expected one of {MODELS}, got {model!r:.60}")
+    if not isinstance(task, str) or task not in ("auto", "classification", "regression"):
         raise ParameterError(f"task: expected 'auto', 'classification' or 'regression', got "
-                             f"{task!r}")
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ParameterError(f"seed: expected a whole number >= 0, got {seed!r}")
+                             f"{task!r:.60}")
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not (
+            0 <= seed < 2**32):
+        raise ParameterError(f"seed: expected a whole number in [0, 2**32 - 1], got {seed!r:.60}")
     if features is None:
         feats = [c for c in o.columns if c != target and c in r.columns]
     else:
-        feats = [features] if isinstance(features, str) else list(features)
+        from ._align import column_list
+
+        feats = column_list(features, "model utility", "features")
+        if len(set(feats)) != len(feats):
+            raise ParameterError(f"features: a column is named twice: {feats!r:.80}")
         if target in feats:
             raise ParameterError(f"features: the target {target!r} is among the features")
     h = None if holdout is None else check_frame(holdout, "model utility: holdout")
@@ -243,7 +248,9 @@ def model_utility(original: pd.DataFrame, release: pd.DataFrame, *, target: str,
             continue
         missing = [c for c in [*feats, target] if c not in df.columns]
         if missing:
-            raise MeasureError(f"model utility: mismatched columns: the {name} lacks {missing}")
+            which = "target" if missing == [target] else "features"
+            raise MeasureError(f"model utility: mismatched columns ({which}): the {name} lacks "
+                               f"{missing}")
     if not feats:
         raise ParameterError("features: no feature to predict from")
     y = o[target].dropna()

@@ -81,7 +81,11 @@ def _weights(weights: Any) -> tuple[float, float, float]:
 
 
 def _names(value: Any, what: str, frames: tuple[pd.DataFrame, pd.DataFrame]) -> list[Hashable]:
-    names = [value] if isinstance(value, str) else list(value)
+    from ._align import column_list
+
+    names = column_list(value, "utility_score", what)
+    if len(set(names)) != len(names):
+        raise ParameterError(f"utility_score: {what} names a column twice: {names!r:.80}")
     for frame, label in zip(frames, ("original", "masked")):
         absent = [c for c in names if c not in frame.columns]
         if absent:
@@ -114,18 +118,20 @@ def utility_score(original: pd.DataFrame, masked: pd.DataFrame, *,
     >>> utility_score(o, o, keys="a").total
     0.0
     """
+    from ._align import check_cells, check_frames
     from .continuous.measures import il1s
 
-    if not isinstance(original, pd.DataFrame) or not isinstance(masked, pd.DataFrame):
-        raise MeasureError("utility_score: original and masked must be pandas DataFrames")
+    check_frames(original, masked, "utility_score")
     if len(original) != len(masked):
-        raise MeasureError(f"utility_score: the files differ in length ({len(original)} and "
-                           f"{len(masked)} records)")
+        raise MeasureError(f"utility_score: the original and masked files differ in length "
+                           f"({len(original)} and {len(masked)} records)")
     w = _weights(weights)
     key_names = _names(keys, "keys", (original, masked))
     if not key_names:
         raise ParameterError("keys: expected at least one key variable")
     num_names = _names(numeric, "numeric", (original, masked))
+    for frame, label in ((original, "original"), (masked, "masked")):
+        check_cells(frame, key_names + num_names, label, "utility_score")
     n, p = len(original), len(key_names)
     o_miss = int(original[key_names].isna().to_numpy().sum())
     m_miss = int(masked[key_names].isna().to_numpy().sum())

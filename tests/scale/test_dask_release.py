@@ -53,8 +53,9 @@ def test_release_check_same_findings_as_pandas(silc, npartitions, scheduler):
         assert a[cols].equals(b[cols]), (a[cols], b[cols])
         assert a["variables"].tolist() == b["variables"].tolist()
     checks = set(a["check"])
-    assert {"household_structure", "identifier", "linked", "derived", "order"} <= checks
-    assert int(a.loc[a["check"] == "linked", "records"].iloc[0]) == len(silc)
+    assert {"household_structure", "identifier", "derived", "order"} <= checks
+    # linked variables are blanked by the steps themselves (on both engines): nothing left
+    assert "linked" not in checks
 
 
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
