@@ -415,17 +415,11 @@ def _take(sel, label, x, orig, alive, start, end, lo, hi, cnt, minorig, leaf_of,
     _remove(sel, x, orig, alive, start, end, lo, hi, cnt, minorig, leaf_of)
 
 
-def mdav_jit(z: np.ndarray, k: int, bar=None, chunk: int = 4096) -> np.ndarray:
-    """Exact MDAV group labels of the rows of z (standardised, no NaN) on the compiled tree.
-
-    Labels are numbered as the groups are formed (r's group, then s's, ...), as in the plain
-    scans. ``bar``: an `sdcsession.progress.Bar` updated every ``chunk`` pairs of groups.
-    """
-    z = np.ascontiguousarray(z, dtype=np.float64)
+def removal_tree(z: np.ndarray) -> tuple:
+    """The tree with removal over the rows of z (n ≥ 1, contiguous float64), every record alive:
+    ``(x, perm, alive, start, end, lo, hi, cnt, minorig, leaf_of, first_leaf)`` with ``x`` the
+    rows in tree order and ``perm`` their original row numbers (see the module docstring)."""
     n, p = z.shape
-    labels = np.full(n, -1, dtype=np.int64)
-    if n == 0:
-        return labels
     depth = 0
     while (n >> depth) > LEAF:
         depth += 1
@@ -440,6 +434,21 @@ def mdav_jit(z: np.ndarray, k: int, bar=None, chunk: int = 4096) -> np.ndarray:
     alive = np.ones(n, dtype=np.bool_)
     leaf_of = np.repeat(np.arange(first_leaf, nn), end[first_leaf:] - start[first_leaf:])
     _init_boxes(x, perm, alive, start, end, lo, hi, cnt, minorig, first_leaf)
+    return x, perm, alive, start, end, lo, hi, cnt, minorig, leaf_of, first_leaf
+
+
+def mdav_jit(z: np.ndarray, k: int, bar=None, chunk: int = 4096) -> np.ndarray:
+    """Exact MDAV group labels of the rows of z (standardised, no NaN) on the compiled tree.
+
+    Labels are numbered as the groups are formed (r's group, then s's, ...), as in the plain
+    scans. ``bar``: an `sdcsession.progress.Bar` updated every ``chunk`` pairs of groups.
+    """
+    z = np.ascontiguousarray(z, dtype=np.float64)
+    n, p = z.shape
+    labels = np.full(n, -1, dtype=np.int64)
+    if n == 0:
+        return labels
+    x, perm, alive, start, end, lo, hi, cnt, minorig, leaf_of, first_leaf = removal_tree(z)
     total = np.array([float(z[:, j].sum()) for j in range(p)])
     state = np.array([n, 0, 0], dtype=np.int64)  # alive, next label, rebuild?
     ref = np.empty(p + 1)  # the list of the farthest from a reference point: `_rebuild_ref`

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import jit
-from ._mdav_jit import LEAF, _build, _init_boxes, _nearest, _remove
+from ._mdav_jit import _nearest, _remove, removal_tree
 
 __all__: list[str] = []
 
@@ -54,20 +54,7 @@ def rmd_groups_jit(z: np.ndarray, k: int, d2: np.ndarray) -> np.ndarray:
     labels = np.full(n, g_count - 1, dtype=np.int64)
     if g_count == 1:
         return labels
-    depth = 0
-    while (n >> depth) > LEAF:
-        depth += 1
-    perm, start, end = _build(z, depth)
-    x = np.ascontiguousarray(z[perm])
-    first_leaf = 2 ** depth - 1
-    nn = len(start)
-    lo = np.empty((nn, p))
-    hi = np.empty((nn, p))
-    cnt = np.zeros(nn, np.int64)
-    minorig = np.zeros(nn, np.int64)
-    alive = np.ones(n, dtype=np.bool_)
-    leaf_of = np.repeat(np.arange(first_leaf, nn), end[first_leaf:] - start[first_leaf:])
-    _init_boxes(x, perm, alive, start, end, lo, hi, cnt, minorig, first_leaf)
+    x, perm, alive, start, end, lo, hi, cnt, minorig, leaf_of, first_leaf = removal_tree(z)
     pos = np.empty(n, np.int64)
     pos[perm] = np.arange(n)
     queue = pos[np.argsort(-np.asarray(d2, dtype=np.float64), kind="stable")]
