@@ -35,6 +35,8 @@ LABELS = {
     "k2_violations": "records violating 2-anonymity",
     "k3_violations": "records violating 3-anonymity",
     "k5_violations": "records violating 5-anonymity",
+    "interval_disclosure": "interval disclosure (numeric)",
+    "record_linkage": "record linkage (numeric)",
     "suppressions": "suppressions in key variables",
     "il1s": "IL1s",
     "eigen": "eigenvalue difference",

@@ -1,6 +1,9 @@
 """The workbench's live Risk & utility panel: the risk figures of the current state, its riskiest
-key combinations, the information loss of the chosen measures, and the R-U map of every scenario
-of the tree (matplotlib, rendered to PNG in an ``ipywidgets.Image``).
+key combinations, the numeric disclosure risk (interval disclosure, record linkage) beside the key
+risk when numeric variables are declared, the information loss of the chosen measures, and the R-U
+map of every scenario of the tree (matplotlib, rendered to PNG in an ``ipywidgets.Image``) whose
+risk axis is the key risk, the numeric risk or both (`sdcsession.present.workbench.panels.numeric`).
+A "?" beside each block explains its figures (`sdcsession.present.workbench.panels.explain`).
 
 Every figure is read through the per-state measure cache (`sdcsession.session.state.State.measure`
 via ``s.risk`` and `sdcsession.present.compare.compare`), so redrawing after undo or on a
@@ -33,7 +36,16 @@ import numpy as np
 import pandas as pd
 
 from ..compare import LOSS_COLUMNS, compare, default_measures
-from ..plots._common import LABELS, to_png
+from ..plots._common import LABELS
+from .panels.explain import ExplainButton
+from .panels.numeric import (
+    LIVE_NUMERIC_MAX,
+    RISK_AXES,
+    has_numeric,
+    numeric_figures,
+    risk_axis_options,
+)
+from .panels.numeric import ru_png as _ru_png
 
 __all__ = ["live_figures", "riskiest_combinations", "loss_figures", "ru_png", "loss_options",
            "LivePanel"]
@@ -101,22 +113,11 @@ def loss_figures(session: Any, measures: list[str]) -> dict[str, float]:
     return {m: float(row[m]) for m in measures}
 
 
-def ru_png(sessions: list[Any], loss: str) -> bytes:
-    """PNG of the R-U map (expected re-identifications against ``loss``) of these scenarios.
-
-    Fixed margins instead of a layout engine (one draw instead of two: the map is redrawn after
-    every step).
-    """
-    from matplotlib.figure import Figure
-
-    from ..plots.ru import ru_map
-
-    fig = Figure(figsize=(6.0, 4.4))
-    fig.subplots_adjust(left=0.13, right=0.97, top=0.92, bottom=0.2)
-    ax = fig.add_subplot()
-    table = compare(*sessions, measures=["expected_reidentifications", loss])
-    ru_map(table, loss=loss, ax=ax)
-    return to_png(fig, dpi=90)
+def ru_png(sessions: list[Any], loss: str, risk: str = "key") -> bytes:
+    """PNG of the R-U map of these scenarios: ``risk`` (``"key"``: expected re-identifications,
+    ``"numeric"``: interval disclosure, ``"both"``: the two side by side) against ``loss``
+    (`sdcsession.present.workbench.panels.numeric.ru_png`)."""
+    return _ru_png(sessions, loss, risk)
 
 
 def _fmt(v: Any) -> str:
@@ -148,15 +149,49 @@ class LivePanel:
                                               style=style)
         self.loss_label = w.HTML(description="Information loss", style=style)
         self.ru_loss = w.Dropdown(options=[], description="R-U map loss", style=style)
+        self.ru_risk = w.Dropdown(options=list(RISK_AXES[:1]), value="key",
+                                  description="R-U map risk", style=style)
         self.ru_image = w.Image(format="png", layout=w.Layout(max_width="560px", display="none"))
         self.figures: dict[str, Any] = {}
         #: PNGs of R-U maps already drawn, by (scenarios and their HEADs, loss measure)
         self._png: dict[tuple[Any, ...], bytes] = {}
         #: HTML of the riskiest combinations of the last states shown, by step
         self._combos: dict[Any, str] = {}
-        self.box = w.VBox([self.k, self.risk_label, self.combos,
-                           w.HBox([self.loss_measures, self.loss_label]), self.ru_loss,
-                           self.ru_image])
+        #: the controls whose change redraws the panel
+        self.controls = (self.k, self.loss_measures, self.ru_loss, self.ru_risk)
+        self.session: Any = None
+        shown = self._shown
+        self.risk_help = ExplainButton("the risk figures", shown, self._risk_names)
+        self.loss_help = ExplainButton("the loss measures", shown,
+                                       lambda: list(self.loss_measures.value))
+        self.ru_help = ExplainButton("the R-U map's axes", shown, self._ru_names)
+        for b in (self.risk_help, self.loss_help, self.ru_help):
+            b.button.add_class("sdc-live-explain")
+        self.ru_risk.add_class("sdc-ru-risk")
+        self.box = w.VBox([self.k, w.HBox([self.risk_label, self.risk_help.button]),
+                           self.risk_help.text, self.combos,
+                           w.HBox([self.loss_measures, self.loss_label, self.loss_help.button]),
+                           self.loss_help.text,
+                           w.HBox([w.VBox([self.ru_loss, self.ru_risk]), self.ru_help.button]),
+                           self.ru_help.text, self.ru_image])
+
+    def _shown(self) -> Any:
+        """The session shown last (the "?" explains its figures)."""
+        return self.session
+
+    def _risk_names(self) -> list[str]:
+        f = self.figures
+        names = ["global_risk", "expected_reidentifications"]
+        if f.get("household_expected_reidentifications") is not None:
+            names.append("household_expected_reidentifications")
+        names.append(f"k{f.get('k', self.k.value)}_violations")
+        return names + [n for n in f if n.startswith("numeric.")]
+
+    def _ru_names(self) -> list[str]:
+        risk = {"key": ["expected_reidentifications"], "numeric": ["numeric.interval_disclosure"],
+                "both": ["expected_reidentifications", "numeric.interval_disclosure"]}
+        return risk.get(self.ru_risk.value, []) + ([self.ru_loss.value] if self.ru_loss.value
+                                                    else [])
 
     def set_options(self, session: Any) -> None:
         """Offer the loss measures that apply to ``session`` (keeping the choice)."""
@@ -170,6 +205,11 @@ class LivePanel:
             self.ru_loss.options = [(LABELS.get(m, m), m) for m in opts]
             pick = "lambda" if "lambda" in opts else (opts[0] if opts else None)
             self.ru_loss.value = old if old in opts else pick
+        axes = risk_axis_options(session)
+        if list(self.ru_risk.options) != axes:
+            old = self.ru_risk.value
+            self.ru_risk.options = axes
+            self.ru_risk.value = old if old in [v for _, v in axes] else "key"
 
     def show(self, session: Any, sessions: list[Any]) -> None:
         """Redraw every figure for ``session`` (HEAD) and the R-U map of ``sessions``."""
@@ -182,6 +222,12 @@ class LivePanel:
             rows.append(("household expected re-identifications",
                          _fmt(f["household_expected_reidentifications"])))
         rows.append((f"records violating {f['k']}-anonymity", _fmt(f["k_violations"])))
+        if has_numeric(session) and session.state.n <= LIVE_NUMERIC_MAX:
+            f.update(numeric_figures(session))
+            rows += [(f"{n[len('numeric.'):].replace('_', ' ')} (numeric)", _fmt(f[n]))
+                     for n in f if n.startswith("numeric.")]
+        elif has_numeric(session):
+            rows.append(("numeric risk", "in the Views tab (large file)"))
         self.risk_label.value = _table(rows)
         text = self._combos.get(session.head)
         if text is None:  # a sort of the records: once per state (kept for the last 16)
@@ -194,12 +240,16 @@ class LivePanel:
         self.loss_label.value = _table([(LABELS.get(m, m), _fmt(v)) for m, v in losses.items()])
         f.update({f"loss.{m}": v for m, v in losses.items()})
         if self.ru_loss.value:
-            key = (tuple((x.name, x.head.id) for x in sessions), self.ru_loss.value)
+            risk = self.ru_risk.value or "key"
+            key = (tuple((x.name, x.head.id) for x in sessions), self.ru_loss.value, risk)
             png = self._png.get(key)
             if png is None:
-                png = self._png[key] = ru_png(sessions, self.ru_loss.value)
+                png = self._png[key] = ru_png(sessions, self.ru_loss.value, risk)
                 while len(self._png) > 64:
                     self._png.pop(next(iter(self._png)))
             self.ru_image.value = png
             self.ru_image.layout.display = ""
         self.figures = f
+        self.session = session
+        for b in (self.risk_help, self.loss_help, self.ru_help):
+            b.refresh()

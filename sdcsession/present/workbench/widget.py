@@ -143,7 +143,7 @@ class Workbench(widgets.VBox):
         self.risk_figure = lv.ru_image  # the R-U map: the figure of the risk, for tests
         self.loss_measures, self.loss_label, self.ru_loss = lv.loss_measures, lv.loss_label, lv.ru_loss
         self.k_value = lv.k
-        for wd in (lv.k, lv.loss_measures, lv.ru_loss):
+        for wd in lv.controls:
             wd.observe(lambda _: self._refresh_live(), names="value")
         # prepare and release
         self.prepare = PreparePanel(self._columns(), lambda: self.session, self._run_step,
@@ -154,7 +154,8 @@ class Workbench(widgets.VBox):
                                                   self.release.report_button)
         self.save_button, self.open_button = self.release.save_button, self.release.open_button
         self.resume_box = w.HBox()
-        self.views = ViewsPanel(lambda: self.session, self._scenarios, self._error)
+        self.views = ViewsPanel(lambda: self.session, self._scenarios, self._error,
+                                runner=self.runner, info=self._info)
         titles = ("Roles", "Prepare", "Treat", "History", "Views", "Release")
         self.tabs = w.Tab(children=[self.roles_panel.box, self.prepare.box, treat, h.box,
                                     self.views.box, self.release.box],
@@ -341,6 +342,7 @@ class Workbench(widgets.VBox):
                     f.set_columns(cols, s)
                 self.prepare.set_columns(cols)
                 self.live.set_options(s)
+                self.views.set_options(s)
             except Exception as e:  # noqa: BLE001 - the widget must keep working
                 self._error(e)
             finally:

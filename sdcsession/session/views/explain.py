@@ -137,7 +137,8 @@ def explain_figure(view: Any, name: str) -> Explanation:
 def _how_to_compute(key: str) -> str:
     head = key.split(".")[0]
     call = {"model_risk": "s.risk.model()", "population_uniques": "s.risk.population_uniques()",
-            "rmd_risk": "s.risk.rmd()", "record_linkage": "s.risk.record_linkage()"}.get(head)
+            "rmd_risk": "s.risk.rmd()", "record_linkage": "s.risk.record_linkage()",
+            "suda2": "s.risk.suda2()", "l_diversity": "s.risk.l_diversity"}.get(head)
     if call:
         return f"run {call} on this state first"
     return "not applicable to the roles of this session"

@@ -181,6 +181,29 @@ FIGURES: dict[str, Figure] = {
         "risk", "Record linkage: mean link distance", r"\frac{1}{n}\sum_i d(x_i, \text{link}(x_i))",
         _LINK_SRC, _LINK_ASSUME, "stronger perturbation (records move further)",
         "weaker perturbation", "higher = less risk"),
+    "suda2.dis_score": _r(
+        "DIS-SUDA score (SUDA2)",
+        r"dis_i = \left(1 + \frac{U/\theta - U}{s_i^{Q} \sum_{j: s_j > 0} s_j^{-Q}}\right)^{-1},"
+        r"\ s_i = \sum_{\text{MSU } S \text{ of } i} (m - |S|)!",
+        "Elliot, Manning, Mayes, Gurd & Bane (2005); Manning, Haglin & Keane (2008); "
+        "sdcMicro suda2",
+        "a minimal sample unique (MSU) is a smallest set of keys on which the record is unique; "
+        "s_i scores its MSUs (smaller MSUs weigh more), θ is the Skinner–Elliot probability that "
+        "a unique match is correct for the sampling fraction π, U the sample uniques; a missing "
+        "key value is never part of an MSU; per record, 0 without an MSU",
+        "more key variables, finer categories, a smaller sampling fraction",
+        "recoding or suppressing the keys of the records with small MSUs"),
+    "l_diversity.distinct": Figure(
+        "risk", "Distinct l-diversity", r"l_i = \#\{\text{distinct values of } s \text{ in the key "
+        r"combination of } i\}",
+        "Machanavajjhala, Kifer, Gehrke & Venkitasubramaniam (2007); sdcMicro ldiversity",
+        "the records sharing a key combination form a class; a missing sensitive value is "
+        "ignored, a missing key value is a category of its own; per record (the summary gives "
+        "its minimum, quartiles and mean; entropy l is the effective number of values, recursive "
+        "(c, l) with c = 2)",
+        "recoding keys into coarser categories (larger classes)",
+        "finer keys, small classes, a sensitive variable with few common values",
+        "higher = less risk (attribute disclosure)"),
     # ------------------------------------------------------------------------ utility
     "suppressions": _u(
         "Suppressions per key variable", r"\#\{i : x_{ij} \ne \text{NA},\ x'_{ij} = \text{NA}\}",
