@@ -51,9 +51,9 @@ def _treated(s: sdc.SdcSession) -> sdc.SdcSession:
     return s
 
 
-def _png_width(png: bytes) -> int:
+def _png_size(png: bytes) -> tuple[int, int]:
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    return struct.unpack(">I", png[16:20])[0]
+    return struct.unpack(">II", png[16:24])
 
 
 # ------------------------------------------------------------------------------ live panel
@@ -89,9 +89,10 @@ def test_the_ru_maps_risk_axis_is_key_numeric_or_both(s: sdc.SdcSession) -> None
     key_png = wb.ru_image.value
     live.ru_risk.value = "numeric"
     num_png = wb.ru_image.value
-    assert num_png != key_png and _png_width(num_png) == _png_width(key_png)
+    assert num_png != key_png and _png_size(num_png) == _png_size(key_png)
     live.ru_risk.value = "both"
-    assert _png_width(wb.ru_image.value) > 1.8 * _png_width(key_png)  # two maps side by side
+    (w, h), (w1, h1) = _png_size(wb.ru_image.value), _png_size(key_png)
+    assert w == w1 and h > 1.8 * h1  # two maps, one above the other
     table = ru_table(wb._scenarios(), "lambda", "both")
     by_name = {x.name: x for x in wb._scenarios()}
     for _, row in table.iterrows():

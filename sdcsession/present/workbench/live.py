@@ -115,7 +115,7 @@ def loss_figures(session: Any, measures: list[str]) -> dict[str, float]:
 
 def ru_png(sessions: list[Any], loss: str, risk: str = "key") -> bytes:
     """PNG of the R-U map of these scenarios: ``risk`` (``"key"``: expected re-identifications,
-    ``"numeric"``: interval disclosure, ``"both"``: the two side by side) against ``loss``
+    ``"numeric"``: interval disclosure, ``"both"``: the two, one above the other) against ``loss``
     (`sdcsession.present.workbench.panels.numeric.ru_png`)."""
     return _ru_png(sessions, loss, risk)
 

@@ -106,8 +106,8 @@ class ViewsPanel:
         self.threshold.observe(lambda _: self._redraw_risky(), names="value")
         # SUDA2
         self.dis_fraction = w.BoundedFloatText(
-            value=0.01, min=1e-6, max=1.0, step=0.01, layout=w.Layout(width="360px"),
-            description="Sampling fraction for DIS-SUDA (0 to 1, default 0.01)", **wide)
+            value=0.01, min=1e-6, max=1.0, step=0.01, layout=w.Layout(width="430px"),
+            description="DIS-SUDA sampling fraction (0 to 1, default 0.01)", **wide)
         self.suda_button = w.Button(description="Compute SUDA2", icon="calculator",
                                     tooltip="minimal sample uniques and DIS-SUDA scores of the "
                                             "key variables")
@@ -115,7 +115,7 @@ class ViewsPanel:
         self.suda_help = ExplainButton("SUDA2", session, lambda: ["suda2.dis_score"])
         # l-diversity
         self.sensitive = w.Dropdown(options=[], description="Sensitive variable", **wide)
-        self.l_value = w.BoundedIntText(value=2, min=1, max=10**6, layout=w.Layout(width="360px"),
+        self.l_value = w.BoundedIntText(value=2, min=1, max=10**6, layout=w.Layout(width="330px"),
                                         description="l: distinct values required (default 2)",
                                         **wide)
         self.ldiv_button = w.Button(description="Show l-diversity", icon="calculator",
@@ -267,7 +267,8 @@ class ViewsPanel:
         t = suda2_tables(s, float(self.dis_fraction.value))
         self.suda.value = (
             _stamp(s) + "<div style='display:flex;gap:16px'>"
-            + html_table(t["thresholds"], index=False) + html_table(t["contributions"])
+            + html_table(t["thresholds"], index=False)
+            + html_table(t["contributions"].reset_index(), index=False)
             + "</div><i>records with the highest DIS-SUDA score</i>"
             + html_table(t["records"]))
         self.suda_help.refresh()

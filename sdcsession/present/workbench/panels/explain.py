@@ -64,9 +64,11 @@ def explain_html(session: Any, names: Iterable[str]) -> str:
             text = explain_text(session, n)
         except Exception as e:  # noqa: BLE001 - an explanation must never break the panel
             text = f"{n}: no explanation ({type(e).__name__}: {e})"
-        blocks.append("<pre style='white-space:pre-wrap;margin:2px 0 6px 0;font-size:90%'>"
-                      f"{html.escape(text)}</pre>")
-    return "".join(blocks) or "<i>no figure to explain</i>"
+        blocks.append("<pre style='white-space:pre-wrap;margin:2px 0 6px 0;font-size:85%;"
+                      f"line-height:1.3'>{html.escape(text)}</pre>")
+    body = "".join(blocks) or "<i>no figure to explain</i>"
+    return ("<div style='max-height:320px;overflow:auto;border-left:3px solid #0072B2;"
+            f"padding-left:6px;background:#f7f9fc'>{body}</div>")
 
 
 class ExplainButton:

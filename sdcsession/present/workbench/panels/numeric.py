@@ -14,7 +14,7 @@ Figures (all read through the per-state measure cache, so a state is measured on
 
 The R-U map (`ru_png`) plots one risk against an information-loss measure for every scenario:
 ``risk="key"`` (expected re-identifications), ``"numeric"`` (interval disclosure) or ``"both"``
-(the two maps side by side, on the same loss axis), so a numeric perturbation shows the numeric
+(the two maps one above the other, on the same loss axis), so a numeric perturbation shows the numeric
 risk it removes instead of pure loss.
 
 Missing values: as the measures (`sdcsession.risk.numeric.disclosure`): interval disclosure leaves
@@ -48,7 +48,7 @@ __all__ = ["RISK_AXES", "LIVE_NUMERIC_MAX", "has_numeric", "numeric_figures", "r
 #: the choices of the R-U map's risk axis: (label, value)
 RISK_AXES = (("key risk (expected re-identifications)", "key"),
              ("numeric risk (interval disclosure)", "numeric"),
-             ("both, side by side", "both"))
+             ("both, one above the other", "both"))
 #: the live panel measures the numeric risk on every step up to this many records (record
 #: linkage is a k-d tree search, interval disclosure a pass over the values); above it the
 #: Views tab computes it on request
@@ -111,8 +111,8 @@ def ru_table(sessions: list[Any], loss: str, risk: str = "key") -> pd.DataFrame:
 
 
 def ru_png(sessions: list[Any], loss: str, risk: str = "key") -> bytes:
-    """PNG of the R-U map of these scenarios: ``risk`` (``"key"``, ``"numeric"``, ``"both"``)
-    against ``loss``. Fixed margins instead of a layout engine (one draw: the map is redrawn
+    """PNG of the R-U map of these scenarios: ``risk`` (``"key"``, ``"numeric"``, ``"both"``: two
+    maps, one above the other) against ``loss``. Fixed margins instead of a layout engine (one draw: the map is redrawn
     after every step)."""
     from matplotlib.figure import Figure
 
@@ -121,10 +121,13 @@ def ru_png(sessions: list[Any], loss: str, risk: str = "key") -> bytes:
 
     table = ru_table(sessions, loss, risk)
     columns = {"key": [_KEY], "numeric": [_NUM], "both": [_KEY, _NUM]}[risk]
-    fig = Figure(figsize=(6.0 * len(columns), 4.4))
-    fig.subplots_adjust(left=0.13 / len(columns), right=0.97, top=0.92, bottom=0.2,
-                        wspace=0.3)
+    rows = len(columns)
+    fig = Figure(figsize=(6.0, 4.4 * rows))
+    fig.subplots_adjust(left=0.13, right=0.97, top=1 - 0.08 / rows, bottom=0.2 / rows,
+                        hspace=0.55)
     for i, col in enumerate(columns):
-        ax = fig.add_subplot(1, len(columns), i + 1)
+        ax = fig.add_subplot(rows, 1, i + 1)
         ru_map(table, risk=col, loss=loss, ax=ax)
+        ax.set_title("Risk–utility map: " + ("key risk" if col == _KEY else "numeric risk"),
+                     loc="left", fontsize=11)
     return to_png(fig, dpi=90)
