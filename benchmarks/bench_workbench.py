@@ -1,6 +1,7 @@
 """Benchmark: the workbench on a ~100,000-record session — creating it, and the time from a step
 applied in code to the redrawn live panel (risk figures, riskiest combinations, information loss,
-R-U map of all scenarios).
+R-U map of all scenarios), the numeric disclosure risk the panel shows beside the key risk, the
+R-U map of both risks, and the Views tab's SUDA2 and comparison.
 
 Goal (issue 20): the live panel follows a step in well under a second beyond the step's own
 computation; undo redraws from the caches (no measure recomputed).
@@ -51,6 +52,21 @@ def main(n_households: int = 31_250) -> None:
           f"{s.risk.k_violations(3)})")
     print(f"undo (cached redraw): {t_undo:.2f} s; redo: {t_redo:.2f} s")
     print(f"PRAM on a branch {t_pram:.2f} s + live panel {t_pram_total - t_pram:.2f} s")
+    t0 = time.perf_counter()
+    s.microaggregation(["income", "expend", "savings"], k=3)
+    t_mdav_total = time.perf_counter() - t0
+    t_mdav = s.head.seconds
+    print(f"MDAV step {t_mdav:.2f} s + live panel with the numeric risk "
+          f"{t_mdav_total - t_mdav:.2f} s (interval disclosure "
+          f"{wb.figures['numeric.interval_disclosure']:.4f})")
+    t0 = time.perf_counter()
+    wb.live.ru_risk.value = "both"
+    print(f"R-U map of both risks (key and numeric): {time.perf_counter() - t0:.2f} s")
+    for what, button in (("SUDA2", wb.views.suda_button), ("comparison of all scenarios",
+                                                           wb.views.compare_button)):
+        t0 = time.perf_counter()
+        button.click()
+        print(f"Views tab, {what}: {time.perf_counter() - t0:.2f} s")
 
 
 if __name__ == "__main__":

@@ -295,3 +295,30 @@ def test_sensitive_options_follow_the_roles(df: pd.DataFrame) -> None:
     s = sdc.SdcSession(df, keys=KEYS, sensitive=["disability"], seed=1)
     opts = sensitive_options(s)
     assert opts[0] == "disability" and len(opts) == len(df.columns) - len(KEYS)
+
+
+def test_numeric_risk_of_a_step_on_the_keys_only_is_the_originals(
+        s: sdc.SdcSession, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sdcsession.risk as risk_pkg
+    from sdcsession.risk import interval_disclosure, record_linkage_risk
+
+    wb = s.workbench(background=False)
+    before = dict(wb.figures)
+    calls: list[int] = []
+    real = risk_pkg.interval_disclosure
+
+    def counted(*a: object, **kw: object) -> float:
+        calls.append(1)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(risk_pkg, "interval_disclosure", counted)
+    s.local_suppression(k=3)  # keys only: the numeric variables are the original's
+    assert calls == []  # computed once per tree, not again for this state
+    cols = ["income", "expend"]
+    orig, data = s.original[cols], s.state.data[cols]
+    assert wb.figures["numeric.interval_disclosure"] == interval_disclosure(orig, data) == 1.0
+    assert wb.figures["numeric.record_linkage"] == record_linkage_risk(orig, data)
+    assert wb.figures["numeric.interval_disclosure"] == before["numeric.interval_disclosure"]
+    s.microaggregation(cols, k=3)  # the numeric variables change: measured again
+    assert calls == [1]
+    assert wb.figures["numeric.interval_disclosure"] == real(orig, s.state.data[cols]) < 1

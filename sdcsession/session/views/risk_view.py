@@ -439,23 +439,30 @@ def _numeric(state: State) -> dict[str, float] | None:
     Missing values are handled by the measures (`sdcsession.risk.numeric.disclosure`): dRisk leaves out
     comparisons with a missing value, as sdcMicro; record linkage uses the complete records. A
     variable with fewer than two observed values in either file is left out of both; a measure
-    that cannot be computed at all (fewer than two records, no complete record) is NaN.
+    that cannot be computed at all (fewer than two records, no complete record) is NaN. A state
+    whose numeric variables are the original's (a step on the keys only) reuses the original's
+    figures (`sdcsession.session.per_original.on_unchanged`: computed once per tree).
     """
     from ...errors import MeasureError
     from ...risk import interval_disclosure, record_linkage_risk
+    from ..per_original import on_unchanged
 
     cols = numeric_columns(state.original, state.data, state.roles.numeric, observed=True)
     if not cols:
         return None
-    orig, masked = state.original[cols], state.data[cols]
-    out: dict[str, float] = {}
-    for name, fn in (("interval_disclosure", interval_disclosure),
-                     ("record_linkage", record_linkage_risk)):
-        try:
-            out[name] = fn(orig, masked, columns=cols)
-        except MeasureError:
-            out[name] = float("nan")
-    return out
+
+    def both(orig: pd.DataFrame, masked: pd.DataFrame) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for name, fn in (("interval_disclosure", interval_disclosure),
+                         ("record_linkage", record_linkage_risk)):
+            try:
+                out[name] = fn(orig[cols], masked[cols], columns=cols)
+            except MeasureError:
+                out[name] = float("nan")
+        return out
+
+    return dict(on_unchanged(state.original, state.data, cols, ("numeric_risk", tuple(cols)),
+                             both))
 
 
 @register("rmd_risk", "robust-Mahalanobis-distance interval disclosure (sdcMicro dRiskRMD)")
