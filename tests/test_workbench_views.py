@@ -117,6 +117,10 @@ def test_live_explain_buttons_show_the_registry_text_with_values(s: sdc.SdcSessi
         assert html.escape(s.risk.explain(name).to_text()) in help_.text.value, name
     s.undo()  # an open explanation follows HEAD
     assert html.escape(s.risk.explain("k3_violations").to_text()) in help_.text.value
+    wb.k_value.value = 4  # any k: its figure explained with its value
+    e = s.risk.explain("k4_violations")
+    assert e.value == s.risk.k_violations(4) > 0 and e.quantities["k"] == 4
+    assert html.escape(e.to_text()) in help_.text.value
     help_.button.click()
     assert not help_.open
     wb.live.ru_help.button.click()

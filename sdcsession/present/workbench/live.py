@@ -153,7 +153,7 @@ class LivePanel:
                                   description="R-U map risk", style=style)
         self.ru_image = w.Image(format="png", layout=w.Layout(max_width="560px", display="none"))
         self.figures: dict[str, Any] = {}
-        #: PNGs of R-U maps already drawn, by (scenarios and their HEADs, loss measure)
+        #: PNGs of R-U maps already drawn, by (scenarios and their HEADs, loss, risk axis)
         self._png: dict[tuple[Any, ...], bytes] = {}
         #: HTML of the riskiest combinations of the last states shown, by step
         self._combos: dict[Any, str] = {}
@@ -165,11 +165,16 @@ class LivePanel:
         self.loss_help = ExplainButton("the loss measures", shown,
                                        lambda: list(self.loss_measures.value))
         self.ru_help = ExplainButton("the R-U map's axes", shown, self._ru_names)
-        for b in (self.risk_help, self.loss_help, self.ru_help):
+        self.combos_help = ExplainButton("the individual risk", shown,
+                                         lambda: ["global_risk"])
+        self._helps = (self.risk_help, self.combos_help, self.loss_help, self.ru_help)
+        for b in self._helps:
             b.button.add_class("sdc-live-explain")
         self.ru_risk.add_class("sdc-ru-risk")
         self.box = w.VBox([self.k, w.HBox([self.risk_label, self.risk_help.button]),
-                           self.risk_help.text, self.combos,
+                           self.risk_help.text,
+                           w.HBox([self.combos, self.combos_help.button]),
+                           self.combos_help.text,
                            w.HBox([self.loss_measures, self.loss_label, self.loss_help.button]),
                            self.loss_help.text,
                            w.HBox([w.VBox([self.ru_loss, self.ru_risk]), self.ru_help.button]),
@@ -251,5 +256,5 @@ class LivePanel:
             self.ru_image.layout.display = ""
         self.figures = f
         self.session = session
-        for b in (self.risk_help, self.loss_help, self.ru_help):
+        for b in self._helps:
             b.refresh()

@@ -128,6 +128,10 @@ def explain_figure(view: Any, name: str) -> Explanation:
         return Explanation(name, figure, value, _utility_quantities(view, key, per))
     matches = [m for m in frame.index if m == name or base_name(m) == key
                and (key != "k_violations" or m == name)]
+    if not matches and key == "k_violations" and re.fullmatch(r"k\d+_violations", name):
+        k = int(name[1:-len("_violations")])  # any k, not only the k = 2, 3, 5 of to_frame()
+        return Explanation(name, figure, float(view.k_violations(k)),
+                           _risk_quantities(view, name, key))
     if not matches:
         return Explanation(name, figure, note=_how_to_compute(key))
     value = float(frame.loc[matches[0], "value"])
