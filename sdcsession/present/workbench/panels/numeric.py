@@ -79,7 +79,11 @@ def has_numeric(session: Any) -> bool:
 
 def numeric_figures(session: Any) -> dict[str, float]:
     """``numeric.interval_disclosure`` and ``numeric.record_linkage`` of the HEAD (the names of
-    ``s.risk.to_frame()``); empty without numeric variables."""
+    ``s.risk.to_frame()``); empty without numeric variables.
+
+    Missing values: interval disclosure leaves out comparisons with a missing value, record
+    linkage uses the records complete in both files (`sdcsession.risk.numeric.disclosure`).
+    """
     if not has_numeric(session):
         return {}
     return {f"numeric.{k}": float(v) for k, v in (session.risk.numeric or {}).items()}

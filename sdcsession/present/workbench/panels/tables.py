@@ -59,8 +59,12 @@ def suppressions_table(session: Any) -> pd.DataFrame:
 
 
 def risky_records(session: Any, threshold: float, n: int = 50) -> pd.DataFrame:
-    """The records whose individual risk exceeds ``threshold`` (riskiest first, at most ``n``):
-    their key values and ``risk``."""
+    """The records whose individual risk r_i exceeds ``threshold`` (riskiest first, at most
+    ``n``): their key values and ``risk`` (Benedetti–Franconi, ``s.risk.individual``).
+
+    Missing values: a missing key value matches as a wildcard weighted by the session's alpha
+    (as in ``s.risk``); it is shown as "(missing)".
+    """
     t = _share(threshold, "threshold")
     risk = session.risk.individual
     data = session.state.data[list(session.roles.keys)]
@@ -80,7 +84,11 @@ def suda2_tables(session: Any, dis_fraction: float = 0.01, n: int = 20) -> dict[
     """SUDA2 of the HEAD's keys (``s.risk.suda2(dis_fraction)``, cached per state):
     ``thresholds`` (records with a DIS-SUDA score above each of `DIS_THRESHOLDS`),
     ``contributions`` (percent of the total SUDA score per key variable) and ``records``
-    (the ``n`` records with the highest DIS score: key values, SUDA score, DIS score)."""
+    (the ``n`` records with the highest DIS score: key values, SUDA score, DIS score).
+
+    Missing values: a missing key value is never part of a minimal sample unique
+    (`sdcsession.risk.suda2`).
+    """
     r = session.risk.suda2(dis_fraction=float(dis_fraction))
     dis = r.dis_score.to_numpy(dtype=float)
     thresholds = pd.DataFrame({"DIS-SUDA score above": [f"> {t:g}" for t in DIS_THRESHOLDS],
@@ -108,7 +116,12 @@ def l_diversity_tables(session: Any, sensitive: str, l: int = 2,  # noqa: E741 -
     """l-diversity of ``sensitive`` within the key combinations of the HEAD: ``summary``
     (min, quartiles, mean, max of distinct, entropy and recursive l over the records),
     ``violations`` (records with fewer than ``l`` distinct values) and ``classes`` (the ``n``
-    least diverse key combinations: key values, records, distinct l)."""
+    least diverse key combinations: key values, records, distinct l); Machanavajjhala et al.
+    (2007), recursive l with c = 2.
+
+    Missing values: a missing sensitive value is ignored, a missing key value is a category of
+    its own (`sdcsession.risk.l_diversity`).
+    """
     from ....risk import l_diversity, l_diversity_summary
 
     if sensitive not in sensitive_options(session):
