@@ -5,7 +5,8 @@
 - `release`: the Prepare and Release panels (preparation steps; Export, Report, projects,
   autosave);
 - `views`: the Views tab (numeric risk beside key risk, suppressions per key, risky records,
-  all scenarios compared);
+  SUDA2, l-diversity, all scenarios compared), built from `panels` (the views' figures and
+  tables, the R-U map's risk axis, the "?" explanations);
 - `labels`: the words of the forms (groups, plain names, labels with units, choices, which
   columns a parameter accepts, descriptions as text);
 - `run`: running a step in the background (progress, cancel);
