@@ -25,7 +25,7 @@ Example
 >>> df = pd.DataFrame({"sex": ["f", "m", "f", None], "age": [20, 31, 45, 52]})
 >>> variable_summaries(df)[["variable", "missing", "distinct"]].values.tolist()
 [['sex', 1, 2], ['age', 0, 4]]
->>> two_way(df, "sex", "sex").loc["f", "Total"]
+>>> int(two_way(df, "sex", "sex").loc["f", "Total"])
 2
 """
 
