@@ -318,3 +318,16 @@ def test_the_builder_reports_bad_input_and_drops(s: sdc.SdcSession) -> None:
     assert "choose one or more values" in b.message.value
     b.next_level()
     assert "group some values" in b.message.value
+
+
+def test_the_app_server_accepts_an_upload_of_the_largest_size(tmp_path: Path) -> None:
+    import json
+
+    pytest.importorskip("voila")
+    from sdcsession.present.workbench.app import voila_command
+    from sdcsession.present.workbench.data import MAX_UPLOAD
+
+    cmd = voila_command(tmp_path / "nb.ipynb", port=8999, open_browser=False)
+    opt = next(c for c in cmd if c.startswith("--Voila.tornado_settings="))
+    size = json.loads(opt.split("=", 1)[1])["websocket_max_message_size"]
+    assert isinstance(size, int) and size > MAX_UPLOAD  # Tornado's default is 10 MiB

@@ -44,7 +44,8 @@ from ...errors import DataFileError, ParameterError, SdcError
 __all__ = ["html_table", "variable_summaries", "two_way", "original_vs_modified",
            "compare_png", "read_upload", "load_into", "DataPanel", "MAX_UPLOAD", "FORMATS"]
 
-#: the largest upload read (bytes); larger files are loaded by their path
+#: the largest upload read (bytes; the app's server accepts it, a Jupyter server by default
+#: only uploads under 10 MiB); larger files are loaded by their path
 MAX_UPLOAD = 200 * 2**20
 #: the formats offered: (label, read_data format or None for "from the extension")
 FORMATS = (("from the extension", None), ("CSV", "csv"), ("TSV (tab-separated)", "tsv"),
@@ -386,7 +387,9 @@ class DataPanel:
         """Read the uploaded file and show it; the data, or None (the message says why)."""
         files = list(self.upload.value)
         if not files:
-            self._load_error(DataFileError("choose a file to upload first"))
+            self._load_error(DataFileError(
+                "choose a file to upload first (a file larger than the server accepts, in a "
+                "notebook 10 MB, does not arrive: give its path instead)"))
             return None
         f = files[0]
         name = str(f["name"])
@@ -396,6 +399,8 @@ class DataPanel:
         except SdcError as e:
             self._load_error(e)
             return None
+        finally:
+            self.upload.value = ()  # the bytes are not kept in the widget
         self._loaded(df, None, Path(name.replace("\\", "/")).name)
         return df
 
