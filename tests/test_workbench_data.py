@@ -331,3 +331,53 @@ def test_the_app_server_accepts_an_upload_of_the_largest_size(tmp_path: Path) ->
     opt = next(c for c in cmd if c.startswith("--Voila.tornado_settings="))
     size = json.loads(opt.split("=", 1)[1])["websocket_max_message_size"]
     assert isinstance(size, int) and size > MAX_UPLOAD  # Tornado's default is 10 MiB
+
+
+def test_every_new_control_is_labelled(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    wb.treatment.value = "generalize"
+    b = wb.form.builder
+    b.column.value = "region"  # the categorical part is shown
+    seen, unlabeled = set(), []
+    roots = [wb, b.numeric_box]  # the numeric part too (hidden for a categorical variable)
+    while roots:
+        x = roots.pop()
+        roots.extend(getattr(x, "children", ()))
+        if isinstance(x, (widgets.HTML, widgets.Label, widgets.Image)):
+            continue
+        if isinstance(x, (widgets.Button, widgets.ValueWidget)):
+            seen.add(type(x).__name__)
+            if not str(getattr(x, "description", "")).strip():
+                unlabeled.append(x)
+    assert unlabeled == []
+    assert {"FileUpload", "Dropdown", "SelectMultiple", "FloatText", "BoundedIntText",
+            "Text", "Button"} <= seen
+    for wd in (b.width, b.merge, b.n_levels, wb.form.models.k, wb.form.models.l_value):
+        assert "(" in wd.description  # a unit or a default in words
+
+
+def test_a_none_choice_shows_its_words_not_a_blank_box(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    weight = wb.role_pickers["weight"]
+    assert weight.label == "w"
+    weight.value = None  # ipywidgets 8 alone would show an empty box (index None)
+    assert weight.index == 0 and weight.label == "(none)"
+    wb.roles_panel.set_roles(sdc.Roles(keys=["sex"]))
+    assert weight.label == "(none)" and weight.value is None
+    wb.treatment.value = "suppress_by_risk"
+    col = wb.form.widgets["column"]
+    assert col.value is None and col.label == "(none)"
+    col.value = "sex"
+    col.value = None
+    assert col.label == "(none)"
+    assert wb.data_panel.format.label == "from the extension"
+    assert wb.data_panel.sep.label == "detect"
+
+
+def test_categories_in_natural_order() -> None:
+    d = pd.DataFrame({"age": ["5-9", "10-14", "5-9", "100+"], "n": [10, 2, 1, 2]})
+    assert list(two_way(d, "age", "n").index) == ["5-9", "10-14", "100+", "Total"]
+    assert list(two_way(d, "age", "n").columns) == ["1", "2", "10", "Total"]
+    t = original_vs_modified(d, d.assign(age=["5-9", None, "5-9", "100+"]), "age")
+    assert list(t.index) == ["5-9", "10-14", "100+", "(missing)"]
+    assert t["change"].tolist() == [0, -1, 0, 1]

@@ -32,6 +32,7 @@ Example
 from __future__ import annotations
 
 import html
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,8 @@ import pandas as pd
 from ...errors import DataFileError, ParameterError, SdcError
 
 __all__ = ["html_table", "variable_summaries", "two_way", "original_vs_modified",
-           "compare_png", "read_upload", "load_into", "DataPanel", "MAX_UPLOAD", "FORMATS"]
+           "compare_png", "read_upload", "load_into", "DataPanel", "MAX_UPLOAD", "FORMATS",
+           "tidy"]
 
 #: the largest upload read (bytes; the app's server accepts it, a Jupyter server by default
 #: only uploads under 10 MiB); larger files are loaded by their path
@@ -68,6 +70,11 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
+def _align(v: Any) -> str:
+    number = isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_))
+    return "right" if number else "left"
+
+
 def html_table(df: pd.DataFrame, *, index: bool = True, cls: str = "sdc-table",
                max_height: int = 320) -> str:
     """``df`` as an HTML table in a scrolling box; every label and value escaped (numbers with
@@ -75,15 +82,32 @@ def html_table(df: pd.DataFrame, *, index: bool = True, cls: str = "sdc-table",
     head = ([str(df.index.name or "")] if index else []) + [str(c) for c in df.columns]
     rows = []
     for key, row in zip(df.index, df.itertuples(index=False), strict=True):
-        cells = ([f"<th style='text-align:left'>{html.escape(_cell(key))}</th>"] if index
-                 else [])
-        cells += [f"<td style='text-align:{'right' if isinstance(v, (int, float, np.number)) and not isinstance(v, bool) else 'left'}'>"  # noqa: E501
-                  f"{html.escape(_cell(v))}</td>" for v in row]
+        cells = ([f"<th style='text-align:left;padding:0 8px'>{html.escape(_cell(key))}</th>"]
+                 if index else [])
+        cells += [f"<td style='padding:0 8px;text-align:{_align(v)}'>{html.escape(_cell(v))}</td>"
+                  for v in row]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f"<div style='max-height:{int(max_height)}px;overflow:auto'>"
             f"<table class='{html.escape(cls)}'><tr>"
-            + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
+            + "".join(f"<th style='padding:0 8px'>{html.escape(h)}</th>" for h in head) + "</tr>"
             + "".join(rows) + "</table></div>")
+
+
+def tidy(panel: Any) -> None:
+    """Buttons of ``panel`` (its attributes) as wide as their words, labels never cut short."""
+    import ipywidgets as w
+
+    for x in vars(panel).values():
+        if isinstance(x, (w.Button, w.FileUpload)):
+            x.layout.width = "max-content"
+        elif isinstance(x, w.Widget) and hasattr(getattr(x, "style", None), "description_width"):
+            x.style.description_width = "initial"
+
+
+def natural(text: Any) -> list[Any]:
+    """Sort key of natural order: numbers in a text compare as numbers ("5-9" before
+    "10-14")."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(text))]
 
 
 def _numeric(s: pd.Series) -> bool:
@@ -115,11 +139,12 @@ def variable_summaries(df: pd.DataFrame, *, top: int = 3) -> pd.DataFrame:
     rows = []
     for c in df.columns:
         s = df[c]
-        kind = ("numeric" if _numeric(s) else "categorical" if isinstance(s.dtype, pd.CategoricalDtype)
-                else "yes/no" if pd.api.types.is_bool_dtype(s) else
+        kind = ("numeric" if _numeric(s) else
+                "categorical" if isinstance(s.dtype, pd.CategoricalDtype) else
+                "yes/no" if pd.api.types.is_bool_dtype(s) else
                 "date" if pd.api.types.is_datetime64_any_dtype(s) else "text")
         miss = int(s.isna().sum())
-        rows.append((str(c), kind, miss, 100 * miss / n, int(s.nunique(dropna=True)),
+        rows.append((str(c), kind, miss, round(100 * miss / n, 1), int(s.nunique(dropna=True)),
                      _summary_text(s, top)))
     return pd.DataFrame(rows, columns=["variable", "type", "missing", "missing %", "distinct",
                                        "summary"])
@@ -149,10 +174,14 @@ def two_way(df: pd.DataFrame, row: str, column: str, *, max_levels: int = 20) ->
     b = _as_categories(df[column], max_levels).rename(column if column != row else f"{column} ")
     t = pd.crosstab(a, b, margins=True, margins_name="Total")
     t.columns.name = None
-    last = [_MISSING, "Total"]  # "(missing)" and the totals last
-    t = t.reindex(index=[i for i in t.index if i not in last] + [i for i in last if i in t.index],
-                  columns=[c for c in t.columns if c not in last]
-                  + [c for c in last if c in t.columns])
+    last = [_MISSING, "Total"]  # natural order; "(missing)" and the totals last
+
+    def order(labels: pd.Index, s: pd.Series) -> list[Any]:
+        cats = [str(c) for c in getattr(s.dtype, "categories", [])]
+        rest = sorted((x for x in labels if x not in last and x not in cats), key=natural)
+        return [c for c in cats if c in labels] + rest + [x for x in last if x in labels]
+
+    t = t.reindex(index=order(t.index, df[row]), columns=order(t.columns, df[column]))
     return t.astype(np.int64)
 
 
@@ -183,7 +212,8 @@ def original_vs_modified(original: pd.DataFrame, modified: pd.DataFrame,
         b = m.astype(object).where(m.notna(), _MISSING).astype(str).value_counts()
         order = [str(x) for x in getattr(o.dtype, "categories", [])]
         cats = [c for c in order if c in a.index or c in b.index] + sorted(
-            c for c in set(a.index) | set(b.index) if c not in order and c != _MISSING)
+            (c for c in set(a.index) | set(b.index) if c not in order and c != _MISSING),
+            key=natural)
         cats += [_MISSING] if _MISSING in a.index or _MISSING in b.index else []
         out = pd.DataFrame({"original": a.reindex(cats, fill_value=0),
                             "modified": b.reindex(cats, fill_value=0)}).astype(np.int64)
@@ -224,7 +254,8 @@ def compare_png(original: pd.DataFrame, modified: pd.DataFrame, column: str, *,
                   ha="right" if len(x) > 6 else "center")
     ax.set_ylabel("records")
     ax.set_title(str(column), loc="left")
-    ax.legend(frameon=False)
+    ax.set_ylim(0, 1.18 * max(1, int(table[["original", "modified"]].to_numpy().max())))
+    ax.legend(frameon=False, ncol=2, loc="upper right")
     fig.tight_layout()
     return to_png(fig)
 
@@ -298,7 +329,9 @@ class DataPanel:
     def __init__(self, wb: Any) -> None:
         import ipywidgets as w
 
-        self.wb = wb
+        from .treat import dropdown
+
+        self.wb, wide = wb, w.Layout(width="430px")
         style = {"description_width": "170px"}
         # load
         self.upload = w.FileUpload(accept=_ACCEPT, multiple=False,
@@ -309,10 +342,10 @@ class DataPanel:
                            description="File on this computer (path)",
                            layout=w.Layout(width="95%"))
         self.path_button = w.Button(description="Load the file at this path", icon="folder-open")
-        self.format = w.Dropdown(options=FORMATS, value=None, style=style,
-                                 description="Format (default: from the extension)")
-        self.sep = w.Dropdown(options=_SEPS, value=None, style=style,
-                              description="CSV delimiter (default: detect)")
+        self.format = dropdown(options=FORMATS, value=None, style=style, layout=wide,
+                               description="Format (default: from the extension)")
+        self.sep = dropdown(options=_SEPS, value=None, style=style, layout=wide,
+                            description="CSV delimiter (default: detect)")
         self.load_message = w.HTML()
         self.upload_button.on_click(lambda _: self.load_upload())
         self.path_button.on_click(lambda _: self.load_path())
@@ -352,6 +385,7 @@ class DataPanel:
                         (self.load_message, "sdc-load-message"), (self.summary, "sdc-summary"),
                         (self.crosstab, "sdc-crosstab"), (self.compare_table, "sdc-compare")):
             wd.add_class(cls)
+        tidy(self)
         self.set_columns()
 
     # ------------------------------------------------------------------------------ data

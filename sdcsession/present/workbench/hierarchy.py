@@ -38,9 +38,9 @@ import numpy as np
 import pandas as pd
 
 from ...errors import ParameterError, SdcError
-from .data import html_table
+from .data import html_table, tidy
 from .labels import label
-from .treat import TreatForm
+from .treat import TreatForm, dropdown
 
 __all__ = ["interval_edges", "interval_levels", "grouping_hierarchy", "level_preview",
            "HierarchyBuilder", "GeneralizeForm", "make_form"]
@@ -186,8 +186,6 @@ def level_preview(hierarchy: Any, values: Any, *, column: str = "values",
 
 
 # ------------------------------------------------------------------------------------ widgets
-_STYLE = {"description_width": "210px"}
-
 
 class HierarchyBuilder:
     """Build one `Hierarchy` per key variable: intervals (numeric) or groups (categorical).
@@ -204,25 +202,24 @@ class HierarchyBuilder:
         self._session = session
         self.hierarchies: dict[str, Any] = {}
         self.levels: list[dict[Any, str]] = [{}]
-        self.column = w.Dropdown(options=columns, description="Key variable", style=_STYLE)
+        self.column = w.Dropdown(options=columns, description="Key variable")
         self.kind = w.HTML()
         # numeric: intervals
         self.mode = w.Dropdown(options=[("intervals of equal width", "width"),
                                         ("break points", "breaks")], value="width",
-                               description="Intervals from", style=_STYLE)
-        self.width = w.FloatText(value=10.0, description="Interval width (units of the variable)",
-                                 style=_STYLE)
-        self.breaks = w.Text(value="", placeholder="e.g. 18, 30, 45, 65", style=_STYLE,
+                               description="Intervals from")
+        self.width = w.FloatText(value=10.0, description="Interval width (units of the variable)")
+        self.breaks = w.Text(value="", placeholder="e.g. 18, 30, 45, 65",
                              description="Break points (comma-separated)")
-        self.merge = w.BoundedIntText(value=2, min=2, max=100, style=_STYLE,
+        self.merge = w.BoundedIntText(value=2, min=2, max=100,
                                       description="Intervals merged per coarser level (default 2)")
-        self.n_levels = w.BoundedIntText(value=2, min=1, max=10, style=_STYLE,
+        self.n_levels = w.BoundedIntText(value=2, min=1, max=10,
                                          description="Interval levels (default 2; then *)")
         self.numeric_box = w.VBox([self.mode, self.width, self.breaks, self.merge, self.n_levels])
         # categorical: groups
-        self.categories = w.SelectMultiple(options=[], rows=6, style=_STYLE,
+        self.categories = w.SelectMultiple(options=[], rows=8, layout=w.Layout(width="95%"),
                                            description="Values of this level (ctrl/shift-click)")
-        self.group_name = w.Text(value="", placeholder="e.g. north", style=_STYLE,
+        self.group_name = w.Text(value="", placeholder="e.g. north",
                                  description="Name of the group")
         self.group_button = w.Button(description="Group the chosen values", icon="object-group")
         self.level_button = w.Button(description="Start a coarser level", icon="level-up",
@@ -250,6 +247,7 @@ class HierarchyBuilder:
                                                self.drop_button]),
                            self.message, self.preview, self.chosen])
         self.children = (self.box,)
+        tidy(self)
         self._column_changed()
         self._show_chosen()
 
@@ -419,15 +417,15 @@ class PrivacyModels:
         import ipywidgets as w
 
         self.description = words
-        self.k = w.BoundedIntText(value=3, min=1, max=10**6, style=_STYLE,
+        self.k = w.BoundedIntText(value=3, min=1, max=10**6,
                                   description="k-anonymity: k (records, default 3)")
-        self.sensitive = w.Dropdown(options=[("(none)", None)] + [(c, c) for c in columns],
-                                    description="l-diversity of (sensitive variable)",
-                                    style=_STYLE)
-        self.l_value = w.BoundedIntText(value=2, min=1, max=10**6, style=_STYLE,
+        self.sensitive = dropdown(options=[("(none)", None)] + [(c, c) for c in columns],
+                                  description="l-diversity of (sensitive variable)")
+        self.l_value = w.BoundedIntText(value=2, min=1, max=10**6,
                                         description="l (distinct values per group, default 2)")
         self.box = w.VBox([self.k, self.sensitive, self.l_value])
         self.children = (self.box,)
+        tidy(self)
 
     @property
     def value(self) -> list[Any]:
