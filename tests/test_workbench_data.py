@@ -381,3 +381,25 @@ def test_categories_in_natural_order() -> None:
     t = original_vs_modified(d, d.assign(age=["5-9", None, "5-9", "100+"]), "age")
     assert list(t.index) == ["5-9", "10-14", "100+", "(missing)"]
     assert t["change"].tolist() == [0, -1, 0, 1]
+
+
+def test_numeric_codes_can_be_grouped_as_categories(s: sdc.SdcSession) -> None:
+    wb = s.workbench()
+    wb.treatment.value = "generalize"
+    b = wb.form.builder
+    b.column.value = "age"
+    assert b.numeric() and b.as_groups in b.parts.children
+    b.as_groups.value = True  # integer codes grouped by hand
+    assert not b.numeric() and b.categorical_box in b.parts.children
+    ages = [v for _, v in b.categories.options]
+    assert ages == sorted(s.data["age"].dropna().unique().tolist())
+    b.categories.value = tuple(a for a in ages if a < 18)
+    b.group_name.value = "minor"
+    b.group()
+    p = b.show_preview()
+    assert p[(p.level == 1) & (p.value == "minor")]["records"].item() == (s.data["age"] < 18).sum()
+    b.use()
+    assert b.value["age"].kind == "table" and b.value["age"].height == 2
+    b.column.value = "sex"
+    b.column.value = "age"  # a new choice of variable starts again with intervals
+    assert not b.as_groups.value and b.numeric()

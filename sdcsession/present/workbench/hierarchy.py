@@ -10,11 +10,10 @@ and the result passed to the treatment as a `Hierarchy` (no mapping typed into a
 - `HierarchyBuilder`, `GeneralizeForm`: the widgets (the form of ``generalize``).
 - `make_form`: the form of a treatment (`GeneralizeForm` for ``generalize``, else `TreatForm`).
 
-Interval hierarchy (Sweeney 2002, full-domain generalisation; ARX's interval hierarchies,
-Prasser & Kohlmayer 2015): level 1 bins a value x into ``[e_i, e_{i+1})`` (the last interval
-closed), level j + 1 keeps every ``merge``-th edge of level j (plus the last one), the top
-level is ``"*"``. Missing values: they stay missing at every level and are not counted in the
-preview's levels (a row "(missing)" counts them).
+Interval hierarchy (Sweeney 2002; ARX's interval hierarchies, Prasser & Kohlmayer 2015): level 1
+bins x into ``[e_i, e_{i+1})`` (the last interval closed), level j + 1 keeps every ``merge``-th
+edge of level j (and the last), the top level is ``"*"``. Missing values stay missing at every
+level (the preview counts them in a row "(missing)").
 
 Example
 -------
@@ -40,13 +39,12 @@ import pandas as pd
 from ...errors import ParameterError, SdcError
 from .data import html_table, tidy
 from .labels import label
-from .treat import TreatForm, dropdown
+from .treat import TreatForm, dropdown, parse_value
 
 __all__ = ["interval_edges", "interval_levels", "grouping_hierarchy", "level_preview",
            "HierarchyBuilder", "GeneralizeForm", "make_form"]
 
-#: the most values per level shown in the preview
-PREVIEW_ROWS = 12
+PREVIEW_ROWS = 12  # the most values per level shown in the preview
 
 
 def _finite(values: Any) -> np.ndarray:
@@ -216,6 +214,9 @@ class HierarchyBuilder:
         self.n_levels = w.BoundedIntText(value=2, min=1, max=10,
                                          description="Interval levels (default 2; then *)")
         self.numeric_box = w.VBox([self.mode, self.width, self.breaks, self.merge, self.n_levels])
+        self.as_groups = w.Checkbox(value=False, indent=False,
+                                    description="Group the values as categories (codes)")
+        self.as_groups.observe(lambda _: self._show_parts(), names="value")
         # categorical: groups
         self.categories = w.SelectMultiple(options=[], rows=8, layout=w.Layout(width="95%"),
                                            description="Values of this level (ctrl/shift-click)")
@@ -273,14 +274,20 @@ class HierarchyBuilder:
         return self._session.state.data[col]
 
     def numeric(self) -> bool:
-        """Whether the chosen variable gets intervals (a numeric, non-categorical column)."""
+        """Whether the chosen variable gets intervals (a numeric column, not grouped as codes)."""
         s = self._values()
         return (pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
-                and len(s) > 0)
+                and len(s) > 0 and not self.as_groups.value)
 
     def _column_changed(self) -> None:
+        self.levels, self.as_groups.value = [{}], False
+        self._show_parts()
+
+    def _show_parts(self) -> None:
         self.levels = [{}]
         self.preview.value = self.message.value = ""
+        s = self._values()
+        codes = [self.as_groups] if pd.api.types.is_numeric_dtype(s) and len(s) else []
         if self.numeric():
             x = _finite(self._values())
             if x.size:  # a round width giving about ten intervals
@@ -288,10 +295,10 @@ class HierarchyBuilder:
                 step = 10 ** math.floor(math.log10(span / 10)) if span >= 10 else 1.0
                 self.width.value = step * max(1, round(span / 10 / step))
             self.kind.value = "numeric variable: intervals, then *"
-            self.parts.children = [self.numeric_box]
+            self.parts.children = [*codes, self.numeric_box]
         else:
             self.kind.value = "categorical variable: groups of categories, then *"
-            self.parts.children = [self.categorical_box]
+            self.parts.children = [*codes, self.categorical_box]
         self._show_mode()
         self._show_groups()
 
@@ -330,10 +337,8 @@ class HierarchyBuilder:
         if not name or not chosen:
             self._error("choose one or more values and give the group a name")
             return
-        for v in chosen:
-            self.levels[-1][v] = name
-        self.group_name.value = ""
-        self.message.value = ""
+        self.levels[-1].update(dict.fromkeys(chosen, name))
+        self.group_name.value = self.message.value = ""
         self._show_groups()
 
     def next_level(self) -> None:
@@ -359,8 +364,6 @@ class HierarchyBuilder:
             if self.mode.value == "width":
                 edges = interval_edges(values, width=float(self.width.value))
             else:
-                from .treat import parse_value
-
                 parsed = parse_value(self.breaks.value)
                 parsed = parsed if isinstance(parsed, list) else [parsed]
                 if parsed in ([], [""]):
@@ -389,8 +392,7 @@ class HierarchyBuilder:
         except SdcError as e:
             self._error(e)
             return
-        self.hierarchies[str(self.column.value)] = h
-        self.message.value = ""
+        self.hierarchies[str(self.column.value)], self.message.value = h, ""
         self._show_chosen()
 
     def drop(self) -> None:
