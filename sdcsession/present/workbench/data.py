@@ -78,7 +78,11 @@ def _align(v: Any) -> str:
 def html_table(df: pd.DataFrame, *, index: bool = True, cls: str = "sdc-table",
                max_height: int = 320) -> str:
     """``df`` as an HTML table in a scrolling box; every label and value escaped (numbers with
-    thousands separators, 4 significant digits)."""
+    thousands separators, 4 significant digits).
+
+    >>> html_table(pd.DataFrame({"<b>": [1]})).count("&lt;b&gt;")
+    1
+    """
     head = ([str(df.index.name or "")] if index else []) + [str(c) for c in df.columns]
     rows = []
     for key, row in zip(df.index, df.itertuples(index=False), strict=True):
@@ -105,8 +109,11 @@ def tidy(panel: Any) -> None:
 
 
 def natural(text: Any) -> list[Any]:
-    """Sort key of natural order: numbers in a text compare as numbers ("5-9" before
-    "10-14")."""
+    """Sort key of natural order: numbers in a text compare as numbers.
+
+    >>> sorted(["10-14", "5-9"], key=natural)
+    ['5-9', '10-14']
+    """
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(text))]
 
 
@@ -346,18 +353,15 @@ class DataPanel:
                                description="Format (default: from the extension)")
         self.sep = dropdown(options=_SEPS, value=None, style=style, layout=wide,
                             description="CSV delimiter (default: detect)")
-        self.load_message = w.HTML()
         self.upload_button.on_click(lambda _: self.load_upload())
         self.path_button.on_click(lambda _: self.load_path())
         # explore
         self.state = w.Dropdown(options=[("current (HEAD)", "current"), ("original", "original")],
                                 value="current", description="Data state", style=style)
         self.summary_button = w.Button(description="Summarise the variables", icon="table")
-        self.summary = w.HTML()
         self.row_var = w.Dropdown(options=[], description="Rows: variable", style=style)
         self.col_var = w.Dropdown(options=[], description="Columns: variable", style=style)
         self.crosstab_button = w.Button(description="Two-way table", icon="th")
-        self.crosstab = w.HTML()
         self.summary_button.on_click(lambda _: self.show_summary())
         self.crosstab_button.on_click(lambda _: self.show_two_way())
         # original vs modified
@@ -366,10 +370,10 @@ class DataPanel:
                                     value="bar", description="Plot (numeric: histograms)",
                                     style=style)
         self.compare_button = w.Button(description="Original vs modified", icon="columns")
-        self.compare_table = w.HTML()
         self.compare_image = w.Image(format="png", layout=w.Layout(max_width="560px"))
         self.compare_button.on_click(lambda _: self.show_compare())
-        self.message = w.HTML()
+        self.load_message, self.summary, self.crosstab = w.HTML(), w.HTML(), w.HTML()
+        self.compare_table, self.message = w.HTML(), w.HTML()
         self.box = w.VBox([
             w.HTML("<b>Load a data file</b> (CSV, TSV, Stata, SPSS, Parquet, SAS; a new file "
                    "starts again at the roles)"),
