@@ -52,7 +52,7 @@ def test_the_page_has_the_release_buttons(wb: Workbench) -> None:
     assert {"Export", "Report", "Save project", "Open project", "Remove variables",
             "Set to missing", "New ids", "Apply roles"} <= names
     titles = [wb.tabs.get_title(i) for i in range(len(wb.tabs.children))]
-    assert titles == ["Roles", "Prepare", "Treat", "History", "Views", "Release"]
+    assert titles == ["Data", "Roles", "Prepare", "Treat", "History", "Views", "Release"]
 
 
 def test_export_shows_block_findings_then_a_confirmed_force(wb: Workbench, tmp_path) -> None:

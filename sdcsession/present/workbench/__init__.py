@@ -7,6 +7,8 @@
 - `views`: the Views tab (numeric risk beside key risk, suppressions per key, risky records,
   SUDA2, l-diversity, all scenarios compared), built from `panels` (the views' figures and
   tables, the R-U map's risk axis, the "?" explanations);
+- `data`: the Data tab (load a file in the page, explore the data, original vs modified);
+- `hierarchy`: the hierarchy builder of the ``generalize`` form (`make_form` picks a form);
 - `labels`: the words of the forms (groups, plain names, labels with units, choices, which
   columns a parameter accepts, descriptions as text);
 - `run`: running a step in the background (progress, cancel);

@@ -40,6 +40,8 @@ from ...errors import DataFileError, MissingDependencyError, ParameterError, ins
 __all__ = ["app_notebook", "write_app_notebook", "voila_command", "free_port", "run_app",
            "new_token", "app_environment"]
 
+#: the largest websocket message the app accepts: an upload of `data.MAX_UPLOAD` bytes and more
+UPLOAD_MESSAGE_BYTES = 201 * 2**20
 _ROLE_ARGS = ("keys", "numeric", "weight", "household", "strata", "sensitive", "identifiers")
 
 
@@ -129,7 +131,9 @@ def voila_command(notebook: str | Path, *, port: int, open_browser: bool = True,
            "--show_tracebacks=False", "--strip_sources=True",
            f"--MappingKernelManager.cull_idle_timeout={idle}",
            f"--MappingKernelManager.cull_interval={max(1, min(60, idle // 2))}",
-           "--MappingKernelManager.cull_connected=False"]
+           "--MappingKernelManager.cull_connected=False",
+           # an uploaded data file arrives in one websocket message (Tornado's default: 10 MiB)
+           f'--Voila.tornado_settings={{"websocket_max_message_size": {UPLOAD_MESSAGE_BYTES}}}']
     if not open_browser:
         cmd.append("--no-browser")
     return cmd

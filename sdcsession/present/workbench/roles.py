@@ -31,6 +31,7 @@ import pandas as pd
 
 from ...errors import ParameterError, RoleError, SdcError
 from ...roles import Roles
+from .treat import dropdown
 
 __all__ = ["column_summary", "apply_roles", "RolesPanel", "ROLE_FIELDS"]
 
@@ -123,8 +124,8 @@ class RolesPanel:
                 wd = w.SelectMultiple(options=cols, rows=min(6, len(cols)), description=label,
                                       style=style)
             else:
-                wd = w.Dropdown(options=[("(none)", None)] + [(c, c) for c in cols],
-                                description=label, style=style)
+                wd = dropdown(options=[("(none)", None)] + [(c, c) for c in cols],
+                              description=label, style=style)
             self.pickers[role] = wd
         self.linked_key = w.Dropdown(options=[], description="Linked to key", style=style)
         self.linked_vars = w.SelectMultiple(options=cols, rows=4, description="Linked variables",

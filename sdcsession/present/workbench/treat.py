@@ -43,6 +43,7 @@ Example
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import numbers
 import re
@@ -54,7 +55,7 @@ from ...errors import ParameterError, SdcError
 from .labels import CHOICES, allowed_columns, description, label, plain_hint
 
 __all__ = ["FieldSpec", "treatment_fields", "parse_value", "build_treatment", "COLUMN_PARAMS",
-           "ORDERED_PARAMS", "TreatForm"]
+           "ORDERED_PARAMS", "TreatForm", "dropdown"]
 
 #: parameter names that hold column names (a tuple of names or one name)
 COLUMN_PARAMS = frozenset({
@@ -249,6 +250,32 @@ def build_treatment(tag: str, params: dict[str, Any]) -> Any:
 
 
 # ------------------------------------------------------------------------------------ widgets
+@functools.cache
+def _dropdown_class() -> type:
+    import ipywidgets as w
+    from traitlets import observe
+
+    class Dropdown(w.Dropdown):  # type: ignore[misc]
+        """A drop-down that shows its option of value None ("(none)", "(default)") when the
+        value is None (ipywidgets 8 shows a blank box then)."""
+
+        @observe("value")
+        def _propagate_value(self, change: Any) -> None:
+            if change.new is None and None in self._options_values:
+                i = self._options_values.index(None)
+                if self.index != i:
+                    self.index = i
+                return
+            super()._propagate_value(change)
+
+    return Dropdown
+
+
+def dropdown(**kw: Any) -> Any:
+    """An ipywidgets ``Dropdown`` whose option of value None stays shown when chosen."""
+    return _dropdown_class()(**kw)
+
+
 class TreatForm:
     """The widgets of one treatment's form (built from `treatment_fields`).
 
@@ -313,11 +340,11 @@ class TreatForm:
             opts: list[Any] = ([("(none)", None)] if spec.optional else []) + [
                 (c, c) for c in columns]
             value = d if d in columns else opts[0][1] if opts else None
-            return w.Dropdown(options=opts, value=value, **lay)
+            return dropdown(options=opts, value=value, **lay)
         if spec.kind == "choice":
             opts = ([("(default)", None)] if spec.optional else []) + [(str(c), c)
                                                                        for c in spec.choices]
-            return w.Dropdown(options=opts, value=d if d in spec.choices else opts[0][1], **lay)
+            return dropdown(options=opts, value=d if d in spec.choices else opts[0][1], **lay)
         if spec.kind == "bool":
             lay["style"] = {"description_width": "initial"}
             return w.Checkbox(value=bool(d) if d is not attrs.NOTHING else False, indent=False,

@@ -50,6 +50,8 @@ import pandas as pd
 from ...errors import ParameterError, SdcError
 from ...methods.base import TREATMENTS
 from ...session import SdcSession
+from .data import DataPanel
+from .hierarchy import make_form
 from .history import HistoryPanel
 from .labels import treatment_options
 from .live import LivePanel
@@ -156,9 +158,10 @@ class Workbench(widgets.VBox):
         self.resume_box = w.HBox()
         self.views = ViewsPanel(lambda: self.session, self._scenarios, self._error,
                                 runner=self.runner, info=self._info)
-        titles = ("Roles", "Prepare", "Treat", "History", "Views", "Release")
-        self.tabs = w.Tab(children=[self.roles_panel.box, self.prepare.box, treat, h.box,
-                                    self.views.box, self.release.box],
+        self.data_panel = DataPanel(self)  # Load a file, Explore, Original vs modified
+        titles = ("Data", "Roles", "Prepare", "Treat", "History", "Views", "Release")
+        self.tabs = w.Tab(children=[self.data_panel.box, self.roles_panel.box, self.prepare.box,
+                                    treat, h.box, self.views.box, self.release.box],
                           layout=w.Layout(width="52%"))
         self._tab = {t: i for i, t in enumerate(titles)}
         for i, title in enumerate(titles):
@@ -203,7 +206,7 @@ class Workbench(widgets.VBox):
         tag = self.treatment.value
         if tag not in self.forms:
             try:
-                self.forms[tag] = TreatForm(TREATMENTS[tag], self._columns(), self.session)
+                self.forms[tag] = make_form(TREATMENTS[tag], self._columns(), self.session)
             except Exception as e:  # noqa: BLE001 - one odd treatment must not break the rest
                 self._error(f"{tag}: no form could be generated ({type(e).__name__}: {e})")
                 self.form_box.children = []
@@ -341,6 +344,7 @@ class Workbench(widgets.VBox):
                 for f in self.forms.values():
                     f.set_columns(cols, s)
                 self.prepare.set_columns(cols)
+                self.data_panel.set_columns()
                 self.live.set_options(s)
                 self.views.set_options(s)
             except Exception as e:  # noqa: BLE001 - the widget must keep working
