@@ -25,6 +25,10 @@ missing the keys of U matches the complete records whose full code is its code o
 plus one of the codes of the missing keys, so its contribution is a ``bincount`` of those expanded
 codes, and the complete records' sums over all unions are added table by table and read once
 (``_expanded``; bit for bit the same floats: every sum has the same terms in the same order).
+When the radix space is at most 8n + 1024 codes, the union-by-union sums themselves run compiled
+(``_compiled``, `sdcsession.risk._frequencies_jit`): a record's code outside U is its full code
+minus its digits in U, and per (U, P_i) pair only the bins of the smaller side are summed — the
+same floats again, without a pass over the code space or a recombination of the keys per union.
 
 Reference: Templ, Kowarik & Meindl (2015), *Statistical Disclosure Control for Micro-Data Using the
 R Package sdcMicro*, J. Stat. Softw. 67(4), section 3.1 (frequency counts, missing values as
