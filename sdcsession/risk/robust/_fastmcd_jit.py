@@ -37,6 +37,15 @@ def _njit(f: Any) -> Any:  # pragma: no cover - trivial
         return numba.njit(cache=False, nogil=True)(f)
 
 
+def _njit_sums(f: Any) -> Any:  # pragma: no cover - trivial
+    """`_njit` allowing the reassociation of sums (vectorised reductions; the last bits of a
+    sum depend on the grouping, the result is still the same on every run)."""
+    try:
+        return numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})(f)
+    except RuntimeError:  # no writable cache location
+        return numba.njit(cache=False, nogil=True, fastmath={"reassoc", "contract"})(f)
+
+
 @_njit
 def _chol(a, low):
     """Lower Cholesky factor of a into low; False when a is not positive definite."""
@@ -79,9 +88,10 @@ def _factor(cov, low, work, ridge):
 
 
 @_njit
-def _distances(x, mu, low, linv, d2):
-    """d2[i] = ‖L⁻¹(x_i − μ)‖² with L⁻¹ formed once (lower triangular)."""
-    m, p = x.shape
+def _distances(xt, mu, low, linv, y, d2):
+    """d2[i] = ‖L⁻¹(x_i − μ)‖² with L⁻¹ formed once (lower triangular); ``xt`` is x transposed
+    (p × m), so that every inner loop runs over the records (vectorised)."""
+    p, m = xt.shape
     for j in range(p):
         for k in range(p):
             linv[j, k] = 0.0
@@ -92,13 +102,19 @@ def _distances(x, mu, low, linv, d2):
                 t -= low[j, k] * linv[k, c]
             linv[j, c] = t / low[j, j]
     for i in range(m):
-        s = 0.0
-        for j in range(p):
-            t = 0.0
-            for k in range(j + 1):
-                t += linv[j, k] * (x[i, k] - mu[k])
-            s += t * t
-        d2[i] = s
+        d2[i] = 0.0
+    for j in range(p):
+        c0 = linv[j, 0]
+        m0 = mu[0]
+        for i in range(m):
+            y[i] = c0 * (xt[0, i] - m0)
+        for k in range(1, j + 1):
+            ck = linv[j, k]
+            mk = mu[k]
+            for i in range(m):
+                y[i] += ck * (xt[k, i] - mk)
+        for i in range(m):
+            d2[i] += y[i] * y[i]
 
 
 @_njit
@@ -157,12 +173,11 @@ def _threshold(d2, k, work):
         hi = _kth(work[:ns], hi_r)
         below = 0
         c = 0
-        for i in range(m):
+        for i in range(m):  # no branch per record
             v = d2[i]
             below += v < lo
-            if v >= lo and v <= hi:
-                work[c] = v
-                c += 1
+            work[c] = v
+            c += (v >= lo) & (v <= hi)
         if below <= k < below + c:
             return _kth(work[:c], k - below)
     for i in range(m):
@@ -191,6 +206,35 @@ def _select(d2, h, sub, work):
                     eq -= 1
                 sub[merged] = i
                 merged += 1
+
+
+@_njit_sums
+def _fit_t(xt, sub, g, mu, cov):
+    """`_fit` on the transposed records: the subset is gathered into ``g`` (p × h) variable by
+    variable, and every sum runs over a contiguous row (vectorised)."""
+    h = sub.shape[0]
+    p = xt.shape[0]
+    for j in range(p):
+        row = xt[j]
+        gj = g[j]
+        s = 0.0
+        for t in range(h):
+            v = row[sub[t]]
+            gj[t] = v
+            s += v
+        mu[j] = s / h
+    for j in range(p):
+        gj = g[j]
+        mj = mu[j]
+        for k in range(j + 1):
+            gk = g[k]
+            mk = mu[k]
+            s = 0.0
+            for t in range(h):
+                s += (gj[t] - mj) * (gk[t] - mk)
+            v = s / (h - 1)
+            cov[j, k] = v
+            cov[k, j] = v
 
 
 @_njit
@@ -228,6 +272,9 @@ def csteps(x, mu0, cov0, h, steps, until_stable, ridge):
     steps run and status per start."""
     n_starts = mu0.shape[0]
     m, p = x.shape
+    xt = np.ascontiguousarray(x.T)
+    y = np.empty(m)
+    g = np.empty((p, h))
     log_det = np.full(n_starts, np.inf)
     subsets = np.zeros((n_starts, h), np.int64)
     mus = np.zeros((n_starts, p))
@@ -257,7 +304,7 @@ def csteps(x, mu0, cov0, h, steps, until_stable, ridge):
             if step > 0 and not _factor(cov, low, work, ridge):
                 bad = True
                 break
-            _distances(x, mu, low, linv, d2)
+            _distances(xt, mu, low, linv, y, d2)
             _select(d2, h, sub, sel)
             done[s] = step + 1
             if until_stable and have:
@@ -268,7 +315,7 @@ def csteps(x, mu0, cov0, h, steps, until_stable, ridge):
                         break
                 if same:
                     break
-            _fit(x, sub[:h], mu, cov)
+            _fit_t(xt, sub[:h], g, mu, cov)
             for t in range(h):
                 prev[t] = sub[t]
             have = True
