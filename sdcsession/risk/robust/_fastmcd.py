@@ -223,10 +223,8 @@ def start_fits(x: np.ndarray, count: int, rng: np.random.Generator
     starts singular even with all records are left out."""
     from ._fastmcd_jit import start_fits as fits
 
-    n, p = x.shape
-    keys = rng.random((count, n))
-    idx = np.ascontiguousarray(np.argpartition(keys, p, axis=1)[:, :p + 1])
-    mu, cov, ok = fits(x, keys, idx)
+    n = len(x)
+    mu, cov, ok = fits(x, rng.random((count, n)))
     return mu[ok], cov[ok]
 
 

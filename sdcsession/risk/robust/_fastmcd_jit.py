@@ -357,13 +357,33 @@ def _chol_tol(a, low):
 
 
 @_njit
-def start_fits(x, keys, idx):
-    """Means and covariances of the random starts: row s of ``idx`` holds the p + 1 records of
-    smallest ``keys[s]``; a singular start takes the next 1, 2, 4, … records in the order of
+def _smallest(keys, k, out):
+    """The positions of the k smallest values of keys into out (an insertion buffer)."""
+    m = keys.shape[0]
+    vals = np.empty(k)
+    for t in range(k):
+        vals[t] = np.inf
+    for i in range(m):
+        v = keys[i]
+        if v < vals[k - 1]:
+            t = k - 1
+            while t > 0 and vals[t - 1] > v:
+                vals[t] = vals[t - 1]
+                out[t] = out[t - 1]
+                t -= 1
+            vals[t] = v
+            out[t] = i
+
+
+@_njit
+def start_fits(x, keys):
+    """Means and covariances of the random starts: a start is the p + 1 records of smallest
+    ``keys[s]``; a singular start takes the next 1, 2, 4, … records in the order of
     its keys until its covariance is regular. Returns means, covariances and which starts are
     regular (False: singular even with all records)."""
-    n_starts = idx.shape[0]
+    n_starts = keys.shape[0]
     m, p = x.shape
+    idx = np.empty(p + 1, np.int64)
     mus = np.zeros((n_starts, p))
     covs = np.zeros((n_starts, p, p))
     ok = np.zeros(n_starts, np.bool_)
@@ -371,8 +391,8 @@ def start_fits(x, keys, idx):
     mu = np.empty(p)
     cov = np.empty((p, p))
     for s in range(n_starts):
-        sub = idx[s]
-        _fit(x, sub, mu, cov)
+        _smallest(keys[s], p + 1, idx)
+        _fit(x, idx, mu, cov)
         good = _chol_tol(cov, low)
         if not good:
             order = np.argsort(keys[s], kind="mergesort")
