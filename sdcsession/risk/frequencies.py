@@ -229,8 +229,9 @@ def _compiled(codes: np.ndarray, cards: list[int], weights: np.ndarray | None, a
     rows = np.concatenate([rows_of[pi] for pi in pats_l]).astype(np.int64)
     row_start = np.cumsum([0] + [len(rows_of[pi]) for pi in pats_l]).astype(np.int64)
     w = np.zeros(1) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    fk, Fk = pair_sums(codes, mult, size, bits.astype(np.int64), w, weights is not None,
-                       float(alpha), pair_u, pair_p, row_start, rows, len(pats_l))
+    fk, Fk = pair_sums(codes, mult, size, bits.astype(np.int64, copy=False), w,
+                       weights is not None, float(alpha), pair_u, pair_p, row_start, rows,
+                       len(pats_l))
     return (fk, fk) if weights is None else (fk, Fk)
 
 
