@@ -20,8 +20,8 @@ R's ``robustbase::covMcd`` (nsamp = 500, nmini = 300, kmini = 5):
   best of them go on to all records;
 - on all records: up to 5,000 records the 10 candidates are iterated to convergence (at most
   ``max_steps`` C-steps, stopping when the subset no longer changes) and the best one wins;
-  above, each candidate gets one C-step on all records and the best one is iterated to
-  convergence. robustbase stops this stage after 10, 9, …, 2, 1 C-steps when n·p exceeds
+  above, each candidate gets one C-step on all records and the best three (the best one when
+  n·p exceeds 1,000,000) are iterated to convergence. robustbase stops this stage after 10, 9, …, 2, 1 C-steps when n·p exceeds
   100,000 (2 or 1 at a million records); iterating to convergence can only lower the
   determinant of the subset it reaches, at about one pass over the records per step.
 
@@ -46,8 +46,9 @@ from ...errors import MeasureError
 __all__ = ["cholesky", "distances", "concentrate", "random_start", "start_fits", "fastmcd"]
 
 NMINI, KMINI, KEEP = 300, 5, 10
-#: above this many records only the best candidate (after one C-step on all records) is iterated
-FULL_ALL = 5000
+#: above this many records the candidates get one C-step on all records and only the best
+#: ``KEEP_FULL`` of them (the best one when n·p exceeds ``KEEP_FULL_NP``) are iterated
+FULL_ALL, KEEP_FULL, KEEP_FULL_NP = 5000, 3, 1_000_000
 
 
 def cholesky(cov: np.ndarray, exact_fit: str) -> np.ndarray:
@@ -149,7 +150,8 @@ def fastmcd(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator, exac
         raise MeasureError("mcd: every starting subset is singular: the records lie on a "
                            "hyperplane (collinear variables: exact fit)")
     if n > FULL_ALL:  # the candidates' first C-step on all records picks the one to iterate
-        mus, covs = _screen(x, h, mus, covs, exact_fit, steps=1, keep=1)
+        keep = KEEP_FULL if n * p <= KEEP_FULL_NP else 1
+        mus, covs = _screen(x, h, mus, covs, exact_fit, steps=1, keep=keep)
     fit = _run(x, h, mus, covs, exact_fit, max_steps, until_stable=True)
     best = int(np.argmin(fit[0]))
     return float(fit[0][best]), fit[1][best], fit[2][best], fit[3][best]
