@@ -20,7 +20,7 @@ from typing import Any
 import numba
 import numpy as np
 
-__all__ = ["pair_sums"]
+__all__ = ["pair_sums", "pattern_bits", "group_rows"]
 
 
 def _njit(f: Any) -> Any:  # pragma: no cover - trivial
@@ -29,6 +29,41 @@ def _njit(f: Any) -> Any:  # pragma: no cover - trivial
         return numba.njit(cache=True, nogil=True)(f)
     except RuntimeError:  # no writable cache location
         return numba.njit(cache=False, nogil=True)(f)
+
+
+@_njit
+def pattern_bits(codes):
+    """Per record the bit mask of its missing keys (code < 0), key by key."""
+    n, p = codes.shape
+    bits = np.zeros(n, np.int64)
+    for k in range(p):
+        one = np.int64(1) << k
+        for j in range(n):
+            if codes[j, k] < 0:
+                bits[j] |= one
+    return bits
+
+
+@_njit
+def group_rows(bits, pats):
+    """The records of each pattern of ``pats`` (sorted), in record order, one after the other,
+    and where each pattern's records start."""
+    n = bits.shape[0]
+    q_of = np.zeros(pats[-1] + 1, np.int64)
+    for q in range(pats.shape[0]):
+        q_of[pats[q]] = q
+    start = np.zeros(pats.shape[0] + 1, np.int64)
+    for j in range(n):
+        start[q_of[bits[j]] + 1] += 1
+    for q in range(pats.shape[0]):
+        start[q + 1] += start[q]
+    fill = start[:-1].copy()
+    rows = np.empty(n, np.int64)
+    for j in range(n):
+        q = q_of[bits[j]]
+        rows[fill[q]] = j
+        fill[q] += 1
+    return rows, start
 
 
 @_njit

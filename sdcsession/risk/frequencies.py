@@ -146,14 +146,17 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
     n, p = codes.shape
     if n == 0:
         return np.zeros(0), np.zeros(0)
-    missing = codes < 0
-    if not missing.any():
+    if codes.min() >= 0:  # no missing key value
         g, size = combine(codes, cards)
         fk = np.bincount(g, minlength=size).astype(np.float64)[g]
         Fk = fk if weights is None else np.bincount(g, weights=weights, minlength=size)[g]
         return fk, Fk
 
-    bits = _pattern_bits(missing)
+    if p > 62:
+        raise MeasureError(f"keys: at most 62 key variables are supported, got {p}")
+    from ._frequencies_jit import pattern_bits
+
+    bits = pattern_bits(codes)
     if p <= 20:
         pats = np.flatnonzero(np.bincount(bits)).astype(np.int64)
     else:
@@ -167,10 +170,10 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
             targets = unions.setdefault(pi | q, [])
             if pi not in targets:
                 targets.append(pi)
-    rows_of = {pi: np.flatnonzero(bits == pi) for pi in pats_l}
-    fast = _compiled(codes, cards, weights, alpha, bits, pats_l, unions, rows_of)
+    fast = _compiled(codes, cards, weights, alpha, bits, pats_l, unions, None)
     if fast is not None:
         return fast
+    rows_of = {pi: np.flatnonzero(bits == pi) for pi in pats_l}
     fast = _expanded(codes, cards, weights, alpha, bits, pats_l, unions, rows_of)
     if fast is not None:
         return fast
@@ -208,7 +211,7 @@ COMPILED_SPACE = 1 << 26
 
 def _compiled(codes: np.ndarray, cards: list[int], weights: np.ndarray | None, alpha: float,
               bits: np.ndarray, pats_l: list[int], unions: dict[int, list[int]],
-              rows_of: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None:
+              rows_of: dict[int, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray] | None:
     """The sums of `_frequencies_from_codes` by the compiled pair sums (bit for bit the same:
     `sdcsession.risk._frequencies_jit`), or None when the radix space of all keys exceeds
     `COMPILED_SPACE` or ``8 n + 1024`` codes."""
@@ -218,7 +221,7 @@ def _compiled(codes: np.ndarray, cards: list[int], weights: np.ndarray | None, a
         size *= c
     if size > min(COMPILED_SPACE, 8 * n + 1024) or p > 62:
         return None
-    from ._frequencies_jit import pair_sums
+    from ._frequencies_jit import group_rows, pair_sums
 
     mult = np.ones(p, dtype=np.int64)
     for j in range(p - 2, -1, -1):
@@ -226,8 +229,13 @@ def _compiled(codes: np.ndarray, cards: list[int], weights: np.ndarray | None, a
     pairs = [(u, pi) for u, targets in unions.items() for pi in targets]
     pair_u = np.array([u for u, _ in pairs], dtype=np.int64)
     pair_p = np.array([pi for _, pi in pairs], dtype=np.int64)
-    rows = np.concatenate([rows_of[pi] for pi in pats_l]).astype(np.int64)
-    row_start = np.cumsum([0] + [len(rows_of[pi]) for pi in pats_l]).astype(np.int64)
+    if rows_of is None and max(pats_l) < 1 << 20:  # each pattern's records, in record order
+        rows, row_start = group_rows(bits, np.array(pats_l, dtype=np.int64))
+    else:
+        if rows_of is None:
+            rows_of = {pi: np.flatnonzero(bits == pi) for pi in pats_l}
+        rows = np.concatenate([rows_of[pi] for pi in pats_l]).astype(np.int64)
+        row_start = np.cumsum([0] + [len(rows_of[pi]) for pi in pats_l]).astype(np.int64)
     w = np.zeros(1) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
     fk, Fk = pair_sums(codes, mult, size, bits.astype(np.int64, copy=False), w,
                        weights is not None, float(alpha), pair_u, pair_p, row_start, rows,
@@ -407,6 +415,6 @@ def frequencies(
     fk, Fk = _frequencies_from_codes(codes, cards, w, a)
     if w is not None:
         warn_fk_above_Fk(fk, Fk, df.index)
-    has_missing = bool((codes < 0).any())
+    has_missing = bool(codes.size and codes.min() < 0)
     fk_out = fk.astype(np.int64) if (a in (0.0, 1.0) or not has_missing) else fk
     return pd.DataFrame({"fk": fk_out, "Fk": Fk.copy() if w is None else Fk}, index=df.index)
