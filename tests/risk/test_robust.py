@@ -101,3 +101,22 @@ def test_compiled_csteps_match_numpy_concentration():
     ref = concentrate(x, distances(np.linalg.cholesky(cov0), x, mu0), h, 2, "error")
     assert status[0] == 0 and steps[0] == 2
     assert sub[0].tolist() == ref[1].tolist() and ld[0] == pytest.approx(ref[0], abs=1e-10)
+
+
+def test_compiled_selection_with_nan_distances_still_returns_h_records():
+    """Distances that overflowed to NaN: the h smallest others first, then NaN ones in order."""
+    from sdcsession.risk.robust._fastmcd_jit import _select
+
+    d2 = np.array([3.0, np.nan, 1.0, 2.0, np.nan, 0.5])
+    sub = np.empty(7, np.int64)
+    _select(d2, 5, sub, np.empty(6))
+    assert sub[:5].tolist() == [0, 1, 2, 3, 5]
+
+
+def test_mcd_refuses_missing_or_infinite_values():
+    x = _contaminated(100)
+    for bad in (np.nan, np.inf):
+        y = x.copy()
+        y[3, 1] = bad
+        with pytest.raises(MeasureError, match="missing or infinite"):
+            mcd(y, n_starts=10, search="fastmcd")

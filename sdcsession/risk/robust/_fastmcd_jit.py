@@ -206,6 +206,29 @@ def _select(d2, h, sub, work):
                     eq -= 1
                 sub[merged] = i
                 merged += 1
+    elif c < h:  # NaN distances (overflow): the smallest non-NaN ones, then the first NaN ones
+        merged = 0
+        for i in range(m):
+            if d2[i] == d2[i]:
+                work[merged] = d2[i]
+                merged += 1
+        thr = _kth(work[:merged], h - 1) if merged >= h else np.inf
+        merged = 0
+        eq = h
+        for i in range(m):
+            eq -= d2[i] < thr
+        for i in range(m):
+            v = d2[i]
+            if merged < h and (v < thr or (v == thr and eq > 0)):
+                if v == thr:
+                    eq -= 1
+                sub[merged] = i
+                merged += 1
+        for i in range(m):
+            if merged < h and d2[i] != d2[i]:
+                sub[merged] = i
+                merged += 1
+        sub[:h].sort()
 
 
 @_njit_sums

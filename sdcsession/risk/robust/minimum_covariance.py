@@ -179,6 +179,8 @@ def mcd(
         raise ParameterError(f"consistency={consistency!r} is robustbase's covMcd with alpha = 1/2: "
                              "it needs h='floor' and subsample=None")
     n, p = x.shape
+    if not np.isfinite(x).all():
+        raise MeasureError("mcd: x has missing or infinite values; drop or impute those records")
     if n <= p + 1:
         raise MeasureError(f"mcd: needs more than p + 1 = {p + 1} records, got {n}")
     step = -(-n // subsample) if subsample is not None and n > subsample else 1
