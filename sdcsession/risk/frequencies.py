@@ -25,6 +25,10 @@ missing the keys of U matches the complete records whose full code is its code o
 plus one of the codes of the missing keys, so its contribution is a ``bincount`` of those expanded
 codes, and the complete records' sums over all unions are added table by table and read once
 (``_expanded``; bit for bit the same floats: every sum has the same terms in the same order).
+When the radix space is at most 8n + 1024 codes, the union-by-union sums themselves run compiled
+(``_compiled``, `sdcsession.risk._frequencies_jit`): a record's code outside U is its full code
+minus its digits in U, and per (U, P_i) pair only the bins of the smaller side are summed — the
+same floats again, without a pass over the code space or a recombination of the keys per union.
 
 Reference: Templ, Kowarik & Meindl (2015), *Statistical Disclosure Control for Micro-Data Using the
 R Package sdcMicro*, J. Stat. Softw. 67(4), section 3.1 (frequency counts, missing values as
@@ -142,14 +146,17 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
     n, p = codes.shape
     if n == 0:
         return np.zeros(0), np.zeros(0)
-    missing = codes < 0
-    if not missing.any():
+    if codes.min() >= 0:  # no missing key value
         g, size = combine(codes, cards)
         fk = np.bincount(g, minlength=size).astype(np.float64)[g]
         Fk = fk if weights is None else np.bincount(g, weights=weights, minlength=size)[g]
         return fk, Fk
 
-    bits = _pattern_bits(missing)
+    if p > 62:
+        raise MeasureError(f"keys: at most 62 key variables are supported, got {p}")
+    from ._frequencies_jit import pattern_bits
+
+    bits = pattern_bits(codes)
     if p <= 20:
         pats = np.flatnonzero(np.bincount(bits)).astype(np.int64)
     else:
@@ -163,6 +170,9 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
             targets = unions.setdefault(pi | q, [])
             if pi not in targets:
                 targets.append(pi)
+    fast = _compiled(codes, cards, weights, alpha, bits, pats_l, unions, None)
+    if fast is not None:
+        return fast
     rows_of = {pi: np.flatnonzero(bits == pi) for pi in pats_l}
     fast = _expanded(codes, cards, weights, alpha, bits, pats_l, unions, rows_of)
     if fast is not None:
@@ -193,6 +203,44 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
                 wc = weights[ci] if factor is None else weights[ci] * factor
                 Fk[ti] += np.bincount(gc, weights=wc, minlength=size)[gt]
     return fk, Fk
+
+
+#: the compiled pair sums need the mixed-radix space of all keys within this many codes
+COMPILED_SPACE = 1 << 26
+
+
+def _compiled(codes: np.ndarray, cards: list[int], weights: np.ndarray | None, alpha: float,
+              bits: np.ndarray, pats_l: list[int], unions: dict[int, list[int]],
+              rows_of: dict[int, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """The sums of `_frequencies_from_codes` by the compiled pair sums (bit for bit the same:
+    `sdcsession.risk._frequencies_jit`), or None when the radix space of all keys exceeds
+    `COMPILED_SPACE` or ``8 n + 1024`` codes."""
+    n, p = codes.shape
+    size = 1
+    for c in cards:
+        size *= c
+    if size > min(COMPILED_SPACE, 8 * n + 1024) or p > 62:
+        return None
+    from ._frequencies_jit import group_rows, pair_sums
+
+    mult = np.ones(p, dtype=np.int64)
+    for j in range(p - 2, -1, -1):
+        mult[j] = mult[j + 1] * cards[j + 1]
+    pairs = [(u, pi) for u, targets in unions.items() for pi in targets]
+    pair_u = np.array([u for u, _ in pairs], dtype=np.int64)
+    pair_p = np.array([pi for _, pi in pairs], dtype=np.int64)
+    if rows_of is None and max(pats_l) < 1 << 20:  # each pattern's records, in record order
+        rows, row_start = group_rows(bits, np.array(pats_l, dtype=np.int64))
+    else:
+        if rows_of is None:
+            rows_of = {pi: np.flatnonzero(bits == pi) for pi in pats_l}
+        rows = np.concatenate([rows_of[pi] for pi in pats_l]).astype(np.int64)
+        row_start = np.cumsum([0] + [len(rows_of[pi]) for pi in pats_l]).astype(np.int64)
+    w = np.zeros(1) if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    fk, Fk = pair_sums(codes, mult, size, bits.astype(np.int64, copy=False), w,
+                       weights is not None, float(alpha), pair_u, pair_p, row_start, rows,
+                       len(pats_l))
+    return (fk, fk) if weights is None else (fk, Fk)
 
 
 def _expanded(codes: np.ndarray, cards: list[int], weights: np.ndarray | None, alpha: float,
@@ -367,6 +415,6 @@ def frequencies(
     fk, Fk = _frequencies_from_codes(codes, cards, w, a)
     if w is not None:
         warn_fk_above_Fk(fk, Fk, df.index)
-    has_missing = bool((codes < 0).any())
+    has_missing = bool(codes.size and codes.min() < 0)
     fk_out = fk.astype(np.int64) if (a in (0.0, 1.0) or not has_missing) else fk
     return pd.DataFrame({"fk": fk_out, "Fk": Fk.copy() if w is None else Fk}, index=df.index)

@@ -150,8 +150,9 @@ def test_weights_below_fk_warn_naming_records():
 
 
 def test_expansion_path_is_bit_identical_to_the_union_path(monkeypatch):
-    """The expansion path (small radix space) gives exactly the floats of the general
-    union-by-union path, weighted or not, for every alpha (same additions in the same order)."""
+    """The compiled pair sums and the expansion path (small radix space) give exactly the
+    floats of the general union-by-union path, weighted or not, for every alpha (same additions
+    in the same order)."""
     import importlib
 
     freq = importlib.import_module("sdcsession.risk.frequencies")
@@ -169,8 +170,11 @@ def test_expansion_path_is_bit_identical_to_the_union_path(monkeypatch):
         alpha = float(rng.choice([0.0, 0.3, 1.0]))
         fast = freq._frequencies_from_codes(codes, cards, w, alpha)
         with monkeypatch.context() as m:
+            m.setattr(freq, "_compiled", lambda *a: None)
+            expanded = freq._frequencies_from_codes(codes, cards, w, alpha)
             m.setattr(freq, "_expanded", lambda *a: None)
             slow = freq._frequencies_from_codes(codes, cards, w, alpha)
+        assert np.array_equal(expanded[0], slow[0]) and np.array_equal(expanded[1], slow[1])
         used += freq._expanded(codes, cards, w, alpha, *_union_args(freq, codes, alpha)) \
             is not None if (codes < 0).any() else 0
         assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
@@ -189,3 +193,29 @@ def _union_args(freq, codes, alpha):
             if pi not in t:
                 t.append(pi)
     return bits, pats, unions, {pi: np.flatnonzero(bits == pi) for pi in pats}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_compiled_pair_sums_bit_identical_on_a_larger_file(monkeypatch, seed):
+    """Thousands of records, most complete and a few missing one or two keys: the compiled
+    sums take their per-code, expansion and gathered-contributor branches, and still give the
+    union path's floats exactly (fk and weighted Fk, alpha 1 and a fraction)."""
+    import importlib
+
+    freq = importlib.import_module("sdcsession.risk.frequencies")
+    rng = np.random.default_rng(seed)
+    n = 6000
+    cards = [4, 3, 5, 2]
+    codes = np.stack([rng.integers(0, c, n) for c in cards], axis=1).astype(np.int8)
+    codes[rng.random(n) < 0.03, 1] = -1
+    codes[rng.random(n) < 0.05, 2] = -1
+    w = rng.lognormal(size=n) * 50
+    for alpha in (1.0, 0.4):
+        fast = freq._frequencies_from_codes(codes, cards, w, alpha)
+        assert freq._compiled(codes, cards, w, alpha, *_union_args(freq, codes, alpha)) \
+            is not None
+        with monkeypatch.context() as m:
+            m.setattr(freq, "_compiled", lambda *a: None)
+            m.setattr(freq, "_expanded", lambda *a: None)
+            slow = freq._frequencies_from_codes(codes, cards, w, alpha)
+        assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])

@@ -45,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import MeasureError, TreatmentError
+from ...risk.robust._mcd_factors import chi2_ppf
 from ...risk.robust.minimum_covariance import mahalanobis2, mcd
 from ...roles import Roles
 from ..base import Result, Treatment, check_number
@@ -75,8 +76,6 @@ def mv_top_code(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
     >>> notes["changed"], bool(out["x"].iloc[-1] < 100)
     (1, True)
     """
-    from scipy.stats import chi2
-
     columns = tuple(columns)
     alpha = check_number("alpha", alpha, 0, 1, lo_open=True, hi_open=True)
     x = numeric_block(data, columns, "mv_top_code")
@@ -97,7 +96,7 @@ def mv_top_code(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
             "undefined; treat the variables with a point mass (e.g. many zeros) separately"
         ) from None
     d2 = mahalanobis2(xc, fit.location, fit.scatter)
-    limit = float(chi2.ppf(1.0 - alpha, p))
+    limit = chi2_ppf(1.0 - alpha, p)
     far = d2 > limit
     out = x.copy()
     rows = np.flatnonzero(complete)[far]

@@ -4,6 +4,7 @@ coding) and the robust utility measures.
 - `minimum_covariance`: `mcd` (the minimum covariance determinant, as R's robustbase), `MCD`,
   `mahalanobis`, `mahalanobis2`;
 - `_fastmcd`: C-steps, random starts, the nested FastMCD search;
+- `_fastmcd_jit`: the compiled C-steps and random starts (numba, loaded on first use);
 - `_mcd_factors`: consistency and finite-sample correction factors.
 """
 

@@ -5,8 +5,8 @@ squared Mahalanobis distances of all records and keeps the h records with the sm
 determinant never increases (Rousseeuw & Van Driessen 1999, theorem 1). A *random start* is a
 random (p + 1)-subset, extended by further random records while its covariance is singular.
 ``fastmcd`` draws all starts of a group at once (the p + 1 smallest of n uniform keys per start,
-`random_starts`) and runs their two C-steps as stacked arrays (`_screen`): the same search, with
-the per-start Python overhead gone (random subsets other than ``Generator.choice`` would give).
+`start_fits`) and runs the C-steps of all starts in one compiled loop
+(`sdcsession.risk.robust._fastmcd_jit`: no Python or BLAS call per start or step).
 
 ``fastmcd`` is the search of Rousseeuw & Van Driessen (1999), section 3, with the settings of
 R's ``robustbase::covMcd`` (nsamp = 500, nmini = 300, kmini = 5):
@@ -17,10 +17,13 @@ R's ``robustbase::covMcd`` (nsamp = 500, nmini = 300, kmini = 5):
   (n split evenly when k < 5, else 5 groups of 300). Each group gets n_starts/k starts with two
   C-steps inside the group (subset size ⌊m₁ h/n⌋, m₁ the first group's size) and keeps its 10
   best; these 10k candidates get two C-steps in the merged groups (subset size ⌊M h/n⌋), the 10
-  best of them are iterated on all records;
-- the last stage runs at most 100 C-steps while n·p ≤ 100,000, 10 up to 200,000, 9 up to 300,000,
-  …, 2 up to 1,000,000 and 1 beyond, and refines only the best candidate when n > 5000
-  (robustbase's schedule); it stops early when the subset no longer changes.
+  best of them go on to all records;
+- on all records: up to 5,000 records the 10 candidates are iterated to convergence (at most
+  ``max_steps`` C-steps, stopping when the subset no longer changes) and the best one wins;
+  above, each candidate gets one C-step on all records and the best three (the best one when
+  n·p exceeds 1,000,000) are iterated to convergence. robustbase stops this stage after 10, 9, …, 2, 1 C-steps when n·p exceeds
+  100,000 (2 or 1 at a million records); iterating to convergence can only lower the
+  determinant of the subset it reaches, at about one pass over the records per step.
 
 Reference: Rousseeuw, P. J. & Van Driessen, K. (1999) A fast algorithm for the minimum covariance
 determinant estimator, Technometrics 41, 212–223.
@@ -36,16 +39,16 @@ Example
 
 from __future__ import annotations
 
-import contextlib
-from typing import Any
-
 import numpy as np
 
 from ...errors import MeasureError
 
-__all__ = ["cholesky", "distances", "concentrate", "random_start", "random_starts", "fastmcd"]
+__all__ = ["cholesky", "distances", "concentrate", "random_start", "start_fits", "fastmcd"]
 
 NMINI, KMINI, KEEP = 300, 5, 10
+#: above this many records the candidates get one C-step on all records and only the best
+#: ``KEEP_FULL`` of them (the best one when n·p exceeds ``KEEP_FULL_NP``) are iterated
+FULL_ALL, KEEP_FULL, KEEP_FULL_NP = 5000, 3, 1_000_000
 
 
 def cholesky(cov: np.ndarray, exact_fit: str) -> np.ndarray:
@@ -140,163 +143,91 @@ def fastmcd(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator, exac
     >>> fastmcd(x, 352, 100, np.random.default_rng(0), "error")[1].shape
     (352,)
     """
-    with _one_blas_thread():  # many small products (p × p factors): threads cost more than they save
-        cands = _candidates(x, h, n_starts, rng, exact_fit)
-        n, p = x.shape
-        if not cands:
-            raise MeasureError("mcd: every starting subset is singular: the records lie on a "
-                               "hyperplane (collinear variables: exact fit)")
-        steps = min(max_steps, _final_steps(n * p))
-        best = None
-        for mu, cov in cands[:1] if n > 5000 else cands:
-            fit = concentrate(x, distances(cholesky(cov, exact_fit), x, mu), h, steps, exact_fit)
-            if best is None or fit[0] < best[0]:
-                best = fit
-    return best
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    n, p = x.shape
+    mus, covs = _candidates(x, h, n_starts, rng, exact_fit)
+    if not len(mus):
+        raise MeasureError("mcd: every starting subset is singular: the records lie on a "
+                           "hyperplane (collinear variables: exact fit)")
+    if n > FULL_ALL:  # the candidates' first C-step on all records picks the one to iterate
+        keep = KEEP_FULL if n * p <= KEEP_FULL_NP else 1
+        mus, covs = _screen(x, h, mus, covs, exact_fit, steps=1, keep=keep)
+    fit = _run(x, h, mus, covs, exact_fit, max_steps, until_stable=True)
+    best = int(np.argmin(fit[0]))
+    return float(fit[0][best]), fit[1][best], fit[2][best], fit[3][best]
 
 
-def _one_blas_thread() -> Any:
-    """A context limiting BLAS to one thread (``threadpoolctl`` when installed, else none)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - optional
-        return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
+def _run(x: np.ndarray, h: int, mus: np.ndarray, covs: np.ndarray, exact_fit: str, steps: int,
+         until_stable: bool) -> tuple[np.ndarray, ...]:
+    """The compiled C-steps from the starts (mus, covs); exact fit raises unless ``ridge``.
+    Returns log dets, subsets, means, covariances of the regular starts (others dropped)."""
+    from ._fastmcd_jit import csteps
+
+    log_det, subsets, mu, cov, _, status = csteps(
+        x, np.ascontiguousarray(mus), np.ascontiguousarray(covs), int(h), int(steps),
+        until_stable, exact_fit == "ridge")
+    if (status == 2).any():
+        raise MeasureError(
+            "mcd: more than half of the records lie on a hyperplane (singular covariance of "
+            "the h-subset: exact fit)")
+    ok = status == 0
+    return log_det[ok], subsets[ok], mu[ok], cov[ok]
 
 
 def _candidates(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator,
-                exact_fit: str) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The (mean, covariance) candidates of the random-start stages (module docstring)."""
+                exact_fit: str) -> tuple[np.ndarray, np.ndarray]:
+    """The means and covariances of the candidates of the random-start stages (module
+    docstring)."""
     n, p = x.shape
-    if n >= 2 * NMINI:
-        k = min(n // NMINI, KMINI)
-        if k < KMINI:
-            size, extra = divmod(n, k)
-            sizes = [size] * (k - extra) + [size + 1] * extra
-        else:
-            sizes = [NMINI] * KMINI
-        pool = rng.permutation(n)[:sum(sizes)]
-        groups = np.split(pool, np.cumsum(sizes)[:-1])
-        hg = int(sizes[0] * h / n)
-        cands: list[tuple[np.ndarray, np.ndarray]] = []
-        for g in groups:
-            cands += _screen(x[g], hg, random_starts(x[g], n_starts // k, rng), exact_fit)
-        merged = x[pool]
-        mus = np.array([m for m, _ in cands])
-        chols = _cholesky_many(np.array([c for _, c in cands]), exact_fit)
-        cands = _screen(merged, int(len(pool) * h / n), _distances_many(chols, merged, mus),
-                        exact_fit)
+    if n < 2 * NMINI:
+        return _screen(x, h, *start_fits(x, n_starts, rng), exact_fit)
+    k = min(n // NMINI, KMINI)
+    if k < KMINI:
+        size, extra = divmod(n, k)
+        sizes = [size] * (k - extra) + [size + 1] * extra
     else:
-        cands = _screen(x, h, random_starts(x, n_starts, rng), exact_fit)
-    return cands
+        sizes = [NMINI] * KMINI
+    pool = rng.permutation(n)[:sum(sizes)]
+    groups = np.split(pool, np.cumsum(sizes)[:-1])
+    hg = int(sizes[0] * h / n)
+    mus, covs = [], []
+    for g in groups:
+        xg = x[g]
+        mu, cov = _screen(xg, hg, *start_fits(xg, n_starts // k, rng), exact_fit)
+        mus.append(mu)
+        covs.append(cov)
+    return _screen(x[pool], int(len(pool) * h / n), np.concatenate(mus), np.concatenate(covs),
+                   exact_fit)
 
 
-def _screen(x: np.ndarray, h: int, starts: np.ndarray, exact_fit: str
-            ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Two C-steps from each start (rows of ``starts``: squared distances, NaN rows skipped), all
-    starts at once; mean and covariance of the 10 distinct best subsets (first start wins ties)."""
-    starts = starts[~np.isnan(starts).any(axis=1)]
-    if not len(starts):
-        return []
-    d2, subset = starts, None
-    for _ in range(2):
-        subset = np.sort(np.argpartition(d2, h - 1, axis=1)[:, :h], axis=1)
-        xs = x[subset]  # starts × h × p
-        mu = xs.sum(axis=1) / h
-        c = xs - mu[:, None, :]
-        cov = _crossprod(c) / (h - 1)
-        chol = _cholesky_many(cov, exact_fit)
-        log_det = 2.0 * np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
-        d2 = _distances_many(chol, x, mu)
+def _screen(x: np.ndarray, h: int, mus: np.ndarray, covs: np.ndarray, exact_fit: str,
+            steps: int = 2, keep: int = KEEP) -> tuple[np.ndarray, np.ndarray]:
+    """``steps`` C-steps from each start (mean, covariance); mean and covariance of the ``keep``
+    distinct subsets of smallest determinant (the first start wins ties)."""
+    if not len(mus):
+        return mus, covs
+    log_det, subsets, mu, cov = _run(x, h, mus, covs, exact_fit, steps, until_stable=False)
     found: dict[bytes, int] = {}
-    for i in range(len(subset)):
-        found.setdefault(subset[i].tobytes(), i)
-    best = sorted(found.values(), key=lambda i: log_det[i])[:KEEP]
-    return [(mu[i], cov[i]) for i in best]
-
-
-def random_starts(x: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
-    """Squared distances (count × n) from ``count`` random (p + 1)-subsets drawn at once: each
-    row of ``count × n`` uniform keys orders the records at random, and a start is the p + 1
-    records of smallest key (a uniformly random subset). A singular start is extended by the
-    next 1, 2, 4, … records in its row's order while its covariance is singular (as in
-    `random_start`), and then used with the pseudo-inverse; a row of NaN when even all records
-    are singular."""
-    n, p = x.shape
-    keys = rng.random((count, n))
-    idx = np.argpartition(keys, p, axis=1)[:, :p + 1]
-    pts = x[idx]  # count × (p + 1) × p
-    mu = pts.mean(axis=1)
-    c = pts - mu[:, None, :]
-    cov = _crossprod(c) / p
-    out = np.full((count, n), np.nan)
-    regular = _regular(cov)
-    if regular.any():
-        out[regular] = _distances_many(np.linalg.cholesky(cov[regular]), x, mu[regular])
-    rows = np.flatnonzero(~regular)
-    if len(rows):
-        _extend_many(x, np.argsort(keys[rows], axis=1, kind="stable"), rows, out)
-    return out
-
-
-def _extend_many(x: np.ndarray, order: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
-    """Distances into ``out[rows]`` from the singular starts: the first p + 1 + s records of
-    each row of ``order``, s = 0, 1, 2, 4, … until the covariance has rank p (pseudo-inverse
-    distances); rows singular with all records stay NaN."""
-    n, p = x.shape
-    active = np.arange(len(rows))
-    size = 0
-    while len(active):
-        m = min(p + 1 + size, n)
-        pts = x[order[active, :m]]
-        mu = pts.mean(axis=1)
-        c = pts - mu[:, None, :]
-        cov = _crossprod(c) / (m - 1)
-        done = np.linalg.matrix_rank(cov) == p
-        if done.any():
-            pinv = np.linalg.pinv(cov[done])
-            diff = x[None, :, :] - mu[done][:, None, :]
-            out[rows[active[done]]] = np.einsum("sij,sjk,sik->si", diff, pinv, diff)
-        active = active[~done]
-        if m == n:
+    for i in np.argsort(log_det, kind="stable"):
+        found.setdefault(subsets[i].tobytes(), int(i))
+        if len(found) == keep:
             break
-        size = max(1, 2 * size)
+    best = list(found.values())
+    return mu[best], cov[best]
 
 
-def _crossprod(c: np.ndarray) -> np.ndarray:
-    """``c_sᵀ c_s`` for each s of the stack c (starts × m × p), entry by entry (cheaper than
-    a stacked matrix product for small p)."""
-    p = c.shape[2]
-    out = np.empty((len(c), p, p))
-    for j in range(p):
-        for k in range(j + 1):
-            out[:, j, k] = out[:, k, j] = np.einsum("ij,ij->i", c[:, :, j], c[:, :, k])
-    return out
+def start_fits(x: np.ndarray, count: int, rng: np.random.Generator
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Means and covariances of ``count`` random (p + 1)-subsets drawn at once: each row of
+    ``count × n`` uniform keys orders the records at random, and a start is the p + 1 records
+    of smallest key (a uniformly random subset). A singular start is extended by the next 1, 2,
+    4, … records in its row's order while its covariance is singular (as in `random_start`);
+    starts singular even with all records are left out."""
+    from ._fastmcd_jit import start_fits as fits
 
-
-def _regular(cov: np.ndarray) -> np.ndarray:
-    """Per matrix of the stack: has a Cholesky factor (positive definite)."""
-    try:
-        np.linalg.cholesky(cov)
-        return np.ones(len(cov), dtype=bool)
-    except np.linalg.LinAlgError:
-        # positive leading principal minors (Sylvester's criterion) screen the stack at once;
-        # the factorisation itself decides for the ones that pass
-        ok = np.ones(len(cov), dtype=bool)
-        for k in range(1, cov.shape[1] + 1):
-            ok &= np.linalg.det(cov[:, :k, :k]) > 0
-        try:
-            np.linalg.cholesky(cov[ok])
-            return ok
-        except np.linalg.LinAlgError:
-            ok = np.zeros(len(cov), dtype=bool)
-        for i, m in enumerate(cov):
-            try:
-                np.linalg.cholesky(m)
-                ok[i] = True
-            except np.linalg.LinAlgError:
-                pass
-        return ok
+    n = len(x)
+    mu, cov, ok = fits(x, rng.random((count, n)))
+    return mu[ok], cov[ok]
 
 
 def _cholesky_many(cov: np.ndarray, exact_fit: str) -> np.ndarray:
@@ -323,10 +254,3 @@ def _distances_many(chol: np.ndarray, x: np.ndarray, mu: np.ndarray) -> np.ndarr
             y += linv[:, k, j, None] * diff[j]
         d2 += y * y
     return d2
-
-
-def _final_steps(np_: int) -> int:
-    """robustbase's number of final C-steps for n·p (100 up to 100,000, then 10, 9, …, 1)."""
-    if np_ <= 100_000:
-        return 100
-    return max(1, 12 - -(-np_ // 100_000))

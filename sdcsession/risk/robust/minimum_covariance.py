@@ -72,7 +72,7 @@ from ._fastmcd import cholesky as _cholesky
 from ._fastmcd import concentrate as _concentrate
 from ._fastmcd import distances as _distances
 from ._fastmcd import fastmcd, random_start
-from ._mcd_factors import consistency_factor, finite_sample
+from ._mcd_factors import chi2_ppf, consistency_factor, finite_sample
 
 __all__ = ["MCD", "mcd", "mahalanobis2"]
 
@@ -179,6 +179,8 @@ def mcd(
         raise ParameterError(f"consistency={consistency!r} is robustbase's covMcd with alpha = 1/2: "
                              "it needs h='floor' and subsample=None")
     n, p = x.shape
+    if not np.isfinite(x).all():
+        raise MeasureError("mcd: x has missing or infinite values; drop or impute those records")
     if n <= p + 1:
         raise MeasureError(f"mcd: needs more than p + 1 = {p + 1} records, got {n}")
     step = -(-n // subsample) if subsample is not None and n > subsample else 1
@@ -246,8 +248,6 @@ def _median_start(x: np.ndarray) -> np.ndarray:
 def _robustbase(x: np.ndarray, h: int, n_starts: int, seed: int, max_steps: int,
                 reweight: bool, exact_fit: str, mode: str, search: str) -> MCD:
     """The MCD with robustbase's covMcd factors (see the module docstring)."""
-    from scipy.stats import chi2
-
     n, p = x.shape
     raw_factor = consistency_factor(p, h / n) * finite_sample(p, n, reweighted=False)
     if p == 1:
@@ -260,7 +260,7 @@ def _robustbase(x: np.ndarray, h: int, n_starts: int, seed: int, max_steps: int,
     raw_support[subset] = True
     location, scatter, support, rew = mu, raw_scatter, raw_support, 1.0
     if reweight:
-        support = d2 < chi2.ppf(0.975, p)
+        support = d2 < chi2_ppf(0.975, p)
         kept = x[support]
         m = len(kept)
         location = kept.mean(axis=0)
