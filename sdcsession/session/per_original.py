@@ -5,7 +5,10 @@
 - `unchanged` and `on_unchanged`: a measure of a state whose columns are those of the original
   (same values, dtype and index) equals the measure of the original against itself, computed once
   per tree (e.g. IL1s, eigen and γ of a scenario that recoded keys only: every value the kernel
-  would compute again is the same).
+  would compute again is the same);
+- `by_column`: a measure defined column by column (e.g. Młodak's λ_j): the unchanged columns'
+  values come from the original against itself (once per tree), only the changed ones are
+  computed.
 
 Missing values: `unchanged` compares with `pandas.Series.equals` (missing values in the same
 places are equal).
@@ -61,3 +64,25 @@ def on_unchanged(original: pd.DataFrame, data: pd.DataFrame, cols: Sequence[str]
     if key not in memo:
         memo[key] = fn(original, original)
     return memo[key]
+
+
+def by_column(original: pd.DataFrame, data: pd.DataFrame, cols: Sequence[str],
+              key: Callable[[str], tuple],
+              fn: Callable[[pd.DataFrame, pd.DataFrame, list[str]], dict]) -> dict:
+    """``{column: value}`` over ``cols`` (in that order) of a measure computed column by column:
+    ``fn(original, data, columns)`` gives the values of ``columns``. A column of ``data`` equal
+    to the original's takes ``fn(original, original, [column])``, computed once per original
+    under ``key(column)``; ``fn`` runs on the changed columns only.
+
+    >>> o = pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 4.0]})
+    >>> by_column(o, o.assign(y=[3.0, 5.0]), ["x", "y"], lambda c: ("diff", c),
+    ...           lambda o, d, cs: {c: float((o[c] != d[c]).sum()) for c in cs})
+    {'x': 0.0, 'y': 1.0}
+    """
+    out = {c: on_unchanged(original, original, [c], key(c),
+                           lambda o, _, c=c: fn(o, o, [c])[c])
+           for c in cols if unchanged(original, data, [c])}
+    changed = [c for c in cols if c not in out]
+    if changed:
+        out.update(fn(original, data, changed))
+    return {c: out[c] for c in cols}

@@ -246,7 +246,7 @@ def eigen_difference(
     check_flag(robust, "robust")
     cols = _numeric_cols(original, masked, columns, name)
     x = numeric_matrix(original, cols, name, "original")
-    z = numeric_matrix(masked, cols, name, "masked")
+    z = x if masked is original else numeric_matrix(masked, cols, name, "masked")
     seed = check_seed(seed, name)
     if robust:
         x, z = _complete(x), _complete(z)
@@ -259,9 +259,10 @@ def eigen_difference(
         cz = cz / np.sqrt(np.outer(np.diag(cz), np.diag(cz)))
     else:
         cx = _pairwise_scaled_cov(x, cols, name, "original")
-        cz = _pairwise_scaled_cov(z, cols, name, "masked")
+        # the same frame on both sides (a state compared with its own original): same matrix
+        cz = cx if masked is original else _pairwise_scaled_cov(z, cols, name, "masked")
     e1 = np.sort(np.linalg.eigvalsh(cx))[::-1]
-    e2 = np.sort(np.linalg.eigvalsh(cz))[::-1]
+    e2 = e1 if cz is cx else np.sort(np.linalg.eigvalsh(cz))[::-1]
     if (e1 <= 1e-12 * max(e1.max(), 1.0)).any():
         raise MeasureError(
             f"{name}: the original correlation matrix of {cols} is singular (an eigenvalue is "
@@ -352,8 +353,9 @@ def il_correl(
         raise ParameterError(f"constant: expected a positive number, got {constant!r}")
     cols = _numeric_cols(original, masked, columns, name, min_columns=2)
     x = _complete(numeric_matrix(original, cols, name, "original"))
-    z = _complete(numeric_matrix(masked, cols, name, "masked"))
+    same = masked is original  # a state compared with its own original: same diagonal
+    z = x if same else _complete(numeric_matrix(masked, cols, name, "masked"))
     do = _inverse_diag(x, cols, name, "original")
-    dp = _inverse_diag(z, cols, name, "masked")
+    dp = do if same else _inverse_diag(z, cols, name, "masked")
     g = np.sqrt(np.sum((do / np.sqrt(np.sum(do**2)) - dp / np.sqrt(np.sum(dp**2))) ** 2))
     return float(constant * g)
