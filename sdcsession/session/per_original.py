@@ -79,9 +79,12 @@ def by_column(original: pd.DataFrame, data: pd.DataFrame, cols: Sequence[str],
     ...           lambda o, d, cs: {c: float((o[c] != d[c]).sum()) for c in cs})
     {'x': 0.0, 'y': 1.0}
     """
-    out = {c: on_unchanged(original, original, [c], key(c),
-                           lambda o, _, c=c: fn(o, o, [c])[c])
-           for c in cols if unchanged(original, data, [c])}
+    same = [c for c in cols if unchanged(original, data, [c])]
+    memo = _slot(original, "unchanged")
+    todo = [c for c in same if key(c) not in memo]
+    if todo:  # one call for every unchanged column not computed yet
+        memo.update({key(c): v for c, v in fn(original, original, todo).items()})
+    out = {c: memo[key(c)] for c in same}
     changed = [c for c in cols if c not in out]
     if changed:
         out.update(fn(original, data, changed))
