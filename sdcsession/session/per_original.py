@@ -30,7 +30,13 @@ import pandas as pd
 _PER_ORIGINAL: dict[int, dict[str, dict]] = {}
 
 
-def _slot(original: Any, name: str) -> dict:
+def slot(original: Any, name: str) -> dict:
+    """The cache ``name`` of ``original``: a dict kept while ``original`` lives (one per tree).
+
+    >>> o = pd.DataFrame({"x": [1.0]})
+    >>> slot(o, "demo") is slot(o, "demo")
+    True
+    """
     key = id(original)
     slots = _PER_ORIGINAL.get(key)
     if slots is None:
@@ -41,7 +47,7 @@ def _slot(original: Any, name: str) -> dict:
 
 def gdu_cache(original: Any) -> dict:
     """The GDU test cache of ``original`` (one per session tree)."""
-    return _slot(original, "gdu")
+    return slot(original, "gdu")
 
 
 def unchanged(original: pd.DataFrame, data: pd.DataFrame, cols: Sequence[str]) -> bool:
@@ -60,7 +66,7 @@ def on_unchanged(original: pd.DataFrame, data: pd.DataFrame, cols: Sequence[str]
     computed once per original under ``key`` (an error is raised again, never stored)."""
     if not unchanged(original, data, cols):
         return fn(original, data)
-    memo = _slot(original, "unchanged")
+    memo = slot(original, "unchanged")
     if key not in memo:
         memo[key] = fn(original, original)
     return memo[key]
@@ -80,7 +86,7 @@ def by_column(original: pd.DataFrame, data: pd.DataFrame, cols: Sequence[str],
     {'x': 0.0, 'y': 1.0}
     """
     same = [c for c in cols if unchanged(original, data, [c])]
-    memo = _slot(original, "unchanged")
+    memo = slot(original, "unchanged")
     todo = [c for c in same if key(c) not in memo]
     if todo:  # one call for every unchanged column not computed yet
         memo.update({key(c): v for c, v in fn(original, original, todo).items()})

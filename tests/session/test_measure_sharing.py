@@ -81,3 +81,16 @@ def test_second_tree_does_not_reuse_the_first(tree):
     before = COUNTS["lambda_overall"]
     assert alt.state.measure("lambda_overall") == lam_from_scratch(alt.state)
     assert COUNTS["lambda_overall"] == before + 1
+
+
+def test_cached_original_side_gives_the_same_figures():
+    df = sdc.datasets.synthetic_survey(300, seed=4)[NUM]
+    m = df.assign(income=df["income"] + np.arange(len(df)) % 7, expend=df["expend"] * 0.9)
+    m2 = df.assign(savings=df["savings"][::-1].to_numpy())
+    for fn in (eigen_difference, il_correl):
+        cache: dict = {}
+        assert fn(df, df, cache=cache) == 0.0 and len(cache) == 1   # stored by the o-o call
+        for x in (m, m2):
+            assert fn(df, x, cache=cache) == fn(df, x) > 0            # reused: bit for bit
+    with pytest.raises(sdc.MeasureError, match="singular"):
+        eigen_difference(df.assign(expend=df["income"]), m, cache={})

@@ -37,6 +37,7 @@ from ...errors import MeasureError, ParameterError
 from ..formatting import fmt
 from ..measures import register
 from ..per_original import by_column, gdu_cache, on_unchanged
+from ..per_original import slot as per_original_cache
 from ..state import State
 from ._numeric_columns import numeric_columns
 
@@ -345,8 +346,9 @@ def _numeric_measure(state: State, fn_name: str, min_cols: int) -> float | None:
     if len(cols) < min_cols:
         return None
     fn = getattr(continuous, fn_name)
+    kw = {} if fn_name == "il1s" else {"cache": per_original_cache(o, "continuous")}
     return float(on_unchanged(o, m, cols, (fn_name, tuple(cols)),
-                              lambda o, m: fn(o, m, columns=cols)))
+                              lambda o, m: fn(o, m, columns=cols, **kw)))
 
 
 @register("utility.il1s", "IL1s of the numeric variables", kind="utility")
