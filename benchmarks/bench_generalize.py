@@ -80,7 +80,8 @@ def run(n: int) -> None:
     g = s.generalization
     print(f"n={n:,}: search {t_search:.2f} s, session step {t_step:.2f} s; "
           f"{r.nodes_checked} of {r.nodes_total} nodes checked; levels {g.levels}; "
-          f"precision {g.value:.4f}; suppressed {g.suppressed}; models hold: {bool(ok)}")
+          f"{g.metric} {g.value:.4f}; suppressed {g.suppressed} (Datafly/anjana node: "
+          f"{g.baseline['suppressed'] if g.baseline else '-'}); models hold: {bool(ok)}")
 
 
 def main() -> None:

@@ -193,6 +193,9 @@ def test_risk_distribution_ecdf_and_hist(scen):
         np.testing.assert_allclose(y, [(r <= v).mean() for v in x])
         assert np.max(x) == pytest.approx(r.max())
     assert ax.get_xscale() == "log"
+    ax.figure.canvas.draw()  # plain decimal tick labels (no mathtext): 0.01, 0.1, 1
+    labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert labels and all(float(t) > 0 and "$" not in t for t in labels)
     ax = P.risk_distribution(a, c, kind="hist", original=False)
     assert len(ax.patches) == 2
     assert sum(ax.patches[0].get_path().vertices[:, 1]) > 0

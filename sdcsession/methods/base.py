@@ -158,6 +158,9 @@ class Treatment:
 
     type: ClassVar[str] = ""
     random: ClassVar[bool] = False
+    #: values of parameters added after recipes were first written, used by `from_dict` when a
+    #: stored treatment lacks them (so older recipes replay as they were recorded)
+    recorded_defaults: ClassVar[dict[str, Any]] = {}
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
@@ -219,6 +222,8 @@ class Treatment:
         if tagged:
             params = {k: decode_value(v, where=f"treatment {tag!r}, parameter {k!r}")
                       for k, v in params.items()}
+        for k, v in cls.recorded_defaults.items():
+            params.setdefault(k, v)
         try:
             return cls(**params)
         except ParameterError as e:

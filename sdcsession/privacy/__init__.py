@@ -25,7 +25,7 @@ __all__ = [
     "DeltaPresence", "AverageRisk", "check", "CheckResult", "search", "SearchResult",
     "evaluate_node", "NodeResult", "generalize_frame", "Generalize", "GeneralizationResult",
     "METRICS", "SensitiveDomain", "emd_equal", "emd_ordered", "emd_hierarchical",
-    "ESTIMATORS",
+    "ESTIMATORS", "datafly",
 ]
 
 # names that are also submodules are bound eagerly: importing the submodule later must not
@@ -45,6 +45,7 @@ _LAZY = {
     'NodeResult': '.lattice',
     'SearchResult': '.lattice',
     'evaluate_node': '.lattice',
+    'datafly': '.lattice',
     'search': '.lattice',
     'METRICS': '.metrics',
     'AverageRisk': '.models',

@@ -29,6 +29,18 @@ bound: every node is evaluated.
 the current node and move to the one with the fewest suppressed records (ties: least loss),
 until a feasible node is reached; at most Σ H_i steps.
 
+``baseline="datafly"`` (the default): the result is never worse than the node of the Datafly
+heuristic (Sweeney 1998; the greedy rule of anjana's ``k_anonymity``): starting from the bottom
+node, while the node is infeasible, raise by one level the quasi-identifier with the most
+distinct values at its current level (ties: the first in column order; a quasi-identifier at
+the top of its hierarchy is skipped). Its node D (found in at most Σ H_i evaluations, which the
+search then reuses) bounds the search: only nodes X with ``suppressed(X) ≤ suppressed(D)`` and
+``Σ_i l_i(X)/H_i ≤ Σ_i l_i(D)/H_i`` are accepted, and D itself is one. Both inequalities imply
+the precision loss of X is at most D's: with f the level fraction,
+``nq·(P(X) − P(D)) = (n − s_X)(f_X − f_D) + (s_X − s_D)(q − f_D) ≤ 0``. Among those nodes the
+optimal search returns the one of least ``metric`` (the bounds stay valid: a smaller feasible
+set only raises the best loss). ``baseline=None`` searches the whole lattice.
+
 Examples
 --------
 >>> import pandas as pd
@@ -61,7 +73,11 @@ from .metrics import BOUNDED, METRICS, ROLLED, Metrics
 from .models import ClassTable, PrivacyModel
 from .population import violation_matrix
 
-__all__ = ["search", "SearchResult", "NodeResult", "evaluate_node", "Engine", "check_levels"]
+__all__ = ["search", "SearchResult", "NodeResult", "evaluate_node", "Engine", "check_levels",
+           "datafly", "BASELINES"]
+
+#: values of ``baseline``: the reference heuristic whose node the search never does worse than
+BASELINES = ("datafly", None)
 
 #: elements kept in the table cache (about 8 bytes each)
 CACHE_BUDGET = 40_000_000
@@ -103,7 +119,9 @@ class SearchResult:
     """Result of `search`: the chosen ``levels`` ({column: level}), ``metric`` and its
     ``value``, ``suppressed`` records, ``nodes_checked`` / ``nodes_total``, ``search`` and
     ``lattice`` (a DataFrame: one row per node, the levels, ``status`` in "chosen", "feasible",
-    "infeasible", "tagged feasible", "tagged infeasible", "not checked", and the ``loss``)."""
+    "infeasible", "tagged feasible", "tagged infeasible", "not checked", and the ``loss``);
+    ``baseline``: the Datafly node's ``levels`` and ``suppressed`` records (None without a
+    baseline or when no node on its path is feasible)."""
 
     levels: dict[Hashable, int]
     metric: str
@@ -113,6 +131,7 @@ class SearchResult:
     nodes_total: int
     search: str
     lattice: pd.DataFrame
+    baseline: dict[str, Any] | None = None
 
 
 class Engine:
@@ -266,23 +285,78 @@ def _tags(eng: Engine, nodes: np.ndarray) -> np.ndarray:
     return out
 
 
+def _level_fraction(levels: Sequence[int], heights: Sequence[int]) -> float:
+    return float(sum(lv / h for lv, h in zip(levels, heights, strict=True) if h > 0))
+
+
+def datafly(eng: Engine) -> NodeResult | None:
+    """The node of the Datafly heuristic (Sweeney 1998), as anjana's ``k_anonymity`` walks it:
+    from the bottom node, while the node is infeasible (more than the suppression limit in
+    violating classes, or a release-level model failing), raise by one level the
+    quasi-identifier with the most distinct values at its current level (ties: the first in
+    column order; one at the top of its hierarchy is skipped). None when the top node is
+    infeasible too. At most Σ H_i + 1 evaluations (memoised in ``eng``).
+
+    Missing values: a missing value counts as one distinct value of its quasi-identifier.
+
+    >>> from sdcsession.privacy.models import KAnonymity
+    >>> df = pd.DataFrame({"zip": ["12", "13", "12", "22"], "sex": ["m", "m", "m", "f"]})
+    >>> hs = {"zip": Hierarchy.masking(2), "sex": Hierarchy.from_nested({"*": ["m", "f"]})}
+    >>> datafly(Engine(df, hs, [KAnonymity(2)], max_suppression=0.25)).levels  # zip first
+    (1, 0)
+    """
+    b = eng.base
+    has = b.sizes > 0
+    distinct = [[len(np.unique(qi.lift[(0, j)][b.codes[i][has]])) for j in range(qi.height + 1)]
+                for i, qi in enumerate(b.qis)]
+    cur = [0] * len(eng.heights)
+    while True:
+        r = eng.evaluate(tuple(cur))
+        if r.feasible:
+            return r
+        open_ = [i for i in range(len(cur)) if cur[i] < eng.heights[i]]
+        if not open_:
+            return None
+        i = max(open_, key=lambda j: (distinct[j][cur[j]], -j))
+        cur[i] += 1
+
+
+def _dominates(r: NodeResult, ref: NodeResult, heights: Sequence[int]) -> bool:
+    """``r`` suppresses no more records than ``ref`` and generalises no more (level fraction)."""
+    return (r.feasible and r.suppressed <= ref.suppressed
+            and _level_fraction(r.levels, heights)
+            <= _level_fraction(ref.levels, heights) + 1e-12)
+
+
 def search(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
            models: Sequence[PrivacyModel], *, max_suppression: float = 0.0,
-           metric: str = "precision", search: str = "optimal",
+           metric: str = "loss", search: str = "optimal", baseline: str | None = "datafly",
            engine: Engine | None = None) -> SearchResult:
     """Search the lattice of ``hierarchies`` for a feasible node of least ``metric`` (see the
-    module docstring). Raises `TreatmentError` when no node is feasible, naming the least
-    suppression any evaluated node would need.
+    module docstring). With ``baseline="datafly"`` (default) only nodes that suppress no more
+    records and generalise no more than the Datafly node (`datafly`) are accepted, so the result
+    is never worse than that heuristic in suppressed records nor in precision; ``None`` searches
+    the whole lattice. The default metric is "loss" (Iyengar's, ARX's default quality model; see
+    the docs page on privacy models for the comparison). Raises `TreatmentError` when no node is
+    feasible, naming the least suppression any evaluated node would need.
 
     Missing values: a missing quasi-identifier stays missing at every level (a value of its own);
     a record whose quasi-identifiers are all missing counts as suppressed already.
+
+    >>> from sdcsession.privacy.models import KAnonymity
+    >>> df = pd.DataFrame({"zip": ["12", "13", "12", "22", "22"]})
+    >>> search(df, {"zip": Hierarchy.masking(2)}, [KAnonymity(2)], max_suppression=0).levels
+    {'zip': 1}
     """
     search = check_choice("search", search, ("optimal", "heuristic"))
+    if baseline not in BASELINES:
+        raise ParameterError(f"baseline: expected 'datafly' or None, got {baseline!r:.40}")
     if engine is not None and not isinstance(engine, Engine):
         raise ParameterError(f"engine: expected None or an Engine, got {type(engine).__name__}")
     eng = engine or Engine(data, hierarchies, models, max_suppression=max_suppression,
                            metric=metric)
     nodes = _nodes(eng.heights)
+    ref = datafly(eng) if baseline == "datafly" else None
     best: NodeResult | None = None
     if search == "heuristic":
         cur = tuple(0 for _ in eng.heights)
@@ -297,8 +371,10 @@ def search(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
                                        x.loss if x.loss is not None else eng.metric.bound(x.levels)))
             cur = r.levels
         best = r if r.feasible else None
+        if ref is not None and (best is None or not _dominates(best, ref, eng.heights)):
+            best = ref
     else:
-        best = _optimal(eng, nodes)
+        best = _optimal(eng, nodes, ref)
     if best is None:
         worst = min(eng.results.values(), key=lambda x: (x.suppressed, sum(x.levels)))
         need = worst.suppressed
@@ -310,17 +386,21 @@ def search(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
             f"({100.0 * need / max(eng.n, 1):.3g} % of {eng.n}, at levels {lv}); allow "
             f"max_suppression >= {need / max(eng.n, 1):.4g} or relax the models")
     frame = _lattice_frame(eng, nodes, best)
+    base = None if ref is None else {"levels": dict(zip(eng.names, ref.levels, strict=True)),
+                                     "suppressed": ref.suppressed}
     return SearchResult(dict(zip(eng.names, best.levels, strict=True)), eng.metric.name,
                         float(best.loss), best.suppressed, len(eng.results), len(nodes),
-                        search, frame)
+                        search, frame, base)
 
 
-def _optimal(eng: Engine, nodes: list[tuple[int, ...]]) -> NodeResult | None:
+def _optimal(eng: Engine, nodes: list[tuple[int, ...]], ref: NodeResult | None = None
+             ) -> NodeResult | None:
     """Best-first branch and bound (module docstring). ``lb`` holds each node's bound: the
     metric's a-priori bound, raised to the ``bound`` of every evaluated node below it (valid:
     NodeResult.bound bounds the node and all its generalisations). A node popped with an
     outdated key goes back with its raised key; the search stops when the least key is not
-    below the best loss, since no node left can then beat it."""
+    below the best loss, since no node left can then beat it. With a baseline node ``ref``,
+    only nodes dominating it are accepted, and ``ref`` is the first incumbent."""
     m = eng.metric
     bounded = m.name in BOUNDED
     lv = np.array(nodes, dtype=np.int64).reshape(len(nodes), len(eng.heights))
@@ -328,7 +408,8 @@ def _optimal(eng: Engine, nodes: list[tuple[int, ...]]) -> NodeResult | None:
     rolled = bounded and m.name in ROLLED
     heap = [(lb[i], sum(nd), i) for i, nd in enumerate(nodes)]
     heapq.heapify(heap)
-    best: NodeResult | None = None
+    best: NodeResult | None = ref
+    cap = np.inf if ref is None else _level_fraction(ref.levels, eng.heights) + 1e-12
     while heap:
         key, depth, i = heapq.heappop(heap)
         if lb[i] > key:
@@ -336,11 +417,14 @@ def _optimal(eng: Engine, nodes: list[tuple[int, ...]]) -> NodeResult | None:
             continue
         if bounded and best is not None and key >= best.loss - 1e-12 * max(1.0, abs(best.loss)):
             break
+        if _level_fraction(nodes[i], eng.heights) > cap:
+            continue  # generalises more than the baseline node: cannot be accepted
         r = eng.evaluate(nodes[i])
         if rolled:
             up = (lv >= lv[i]).all(axis=1)
             lb[up] = np.maximum(lb[up], r.bound)
-        if r.feasible and (best is None or r.loss < best.loss):  # type: ignore[operator]
+        if r.feasible and (best is None or r.loss < best.loss) and (  # type: ignore[operator]
+                ref is None or _dominates(r, ref, eng.heights)):
             best = r
     return best
 

@@ -34,7 +34,7 @@ from ..risk._codes import check_frame
 from ..roles import Roles
 from ..utility.hierarchy import Hierarchy
 from .check import as_hierarchies, as_models, check_model_columns
-from .lattice import Engine, check_levels, search
+from .lattice import BASELINES, Engine, check_levels, search
 from .metrics import METRICS
 from .models import PrivacyModel
 from .population import KMap
@@ -89,7 +89,8 @@ def generalize_frame(data: pd.DataFrame, hierarchies: Mapping[str, Hierarchy | A
 class GeneralizationResult:
     """What a ``generalize`` step chose: ``levels`` ({column: level}), ``metric``, ``value``,
     ``suppressed``, ``nodes_checked``, ``nodes_total``, ``search``, ``models`` (descriptions)
-    and ``lattice`` (a DataFrame, one row per listed node: levels, status, loss, suppressed)."""
+    and ``lattice`` (a DataFrame, one row per listed node: levels, status, loss, suppressed);
+    ``baseline``: the Datafly node's ``levels`` and ``suppressed`` (None without a baseline)."""
 
     levels: dict[str, int]
     metric: str
@@ -100,6 +101,7 @@ class GeneralizationResult:
     search: str
     models: list[str]
     lattice: pd.DataFrame
+    baseline: dict[str, Any] | None = None
 
     @classmethod
     def from_notes(cls, notes: Mapping[str, Any]) -> GeneralizationResult:
@@ -109,13 +111,19 @@ class GeneralizationResult:
         return cls(dict(notes["levels"]), notes["metric"], float(notes["value"]),
                    int(notes["suppressed"]), int(notes["nodes_checked"]),
                    int(notes["nodes_total"]), notes["search"], list(notes.get("models", [])),
-                   frame)
+                   frame, notes.get("baseline"))
 
     def __repr__(self) -> str:
         lv = ", ".join(f"{c}={v}" for c, v in self.levels.items())
         return (f"GeneralizationResult(levels: {lv}; {self.metric} {self.value:.6g}; "
                 f"{self.suppressed} suppressed; {self.nodes_checked} of {self.nodes_total} "
                 f"nodes checked, {self.search})")
+
+
+def _baseline(v: Any) -> str | None:
+    if v is not None and not (isinstance(v, str) and v in BASELINES):
+        raise ParameterError(f"baseline: expected 'datafly' or None, got {v!r:.40}")
+    return v
 
 
 def _models(v: Any) -> tuple[PrivacyModel, ...]:
@@ -131,7 +139,10 @@ class Generalize(Treatment):
 
     ``hierarchies``: {quasi-identifier: `Hierarchy`}; ``privacy``: models (`KAnonymity`, ...);
     ``max_suppression``: the share of records that may be suppressed; ``metric``: one of
-    ``METRICS``; ``search``: "optimal" or "heuristic". See the module docstring.
+    ``METRICS`` (default "loss"); ``search``: "optimal" or "heuristic"; ``baseline``: "datafly"
+    (default: never more suppressed records nor less precision than the Datafly node) or None.
+    See the module docstring and ``sdcsession.privacy.lattice``. A recipe written before
+    ``baseline`` existed replays with ``baseline=None`` (its metric is stored).
 
     >>> from sdcsession.privacy.models import KAnonymity
     >>> g = Generalize({"zip": Hierarchy.masking(2)}, [KAnonymity(2)])
@@ -140,15 +151,17 @@ class Generalize(Treatment):
     """
 
     type: ClassVar[str] = "generalize"
+    recorded_defaults: ClassVar[dict[str, Any]] = {"baseline": None}
 
     hierarchies: dict[str, Hierarchy] = attrs.field(converter=as_hierarchies)
     privacy: tuple[PrivacyModel, ...] = attrs.field(converter=_models)
     max_suppression: float = attrs.field(
         default=0.0, converter=lambda v: check_number("max_suppression", v, 0.0, 1.0))
-    metric: str = attrs.field(default="precision",
+    metric: str = attrs.field(default="loss",
                               converter=lambda v: check_choice("metric", v, METRICS))
     search: str = attrs.field(default="optimal", converter=lambda v: check_choice(
         "search", v, ("optimal", "heuristic")))
+    baseline: str | None = attrs.field(default="datafly", converter=_baseline)
 
     def __attrs_post_init__(self) -> None:
         check_model_columns(self.privacy, list(self.hierarchies),
@@ -161,7 +174,7 @@ class Generalize(Treatment):
                                             where=where),
                 "privacy": encode_value([m.to_dict() for m in self.privacy], where=where),
                 "max_suppression": self.max_suppression, "metric": self.metric,
-                "search": self.search}
+                "search": self.search, "baseline": self.baseline}
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Generalize) and self.to_dict() == other.to_dict()
@@ -174,7 +187,7 @@ class Generalize(Treatment):
                                 for c, h in self.hierarchies.items()},
                 "privacy": [m.describe() for m in self.privacy],
                 "max_suppression": self.max_suppression, "metric": self.metric,
-                "search": self.search}
+                "search": self.search, "baseline": self.baseline}
 
     def check(self, data: pd.DataFrame, roles: Roles) -> None:
         cols = list(self.hierarchies)
@@ -212,7 +225,8 @@ class Generalize(Treatment):
         eng = Engine(data, self.hierarchies, models, max_suppression=self.max_suppression,
                      metric=self.metric)
         res = search(data, self.hierarchies, models, max_suppression=self.max_suppression,
-                     metric=self.metric, search=self.search, engine=eng)
+                     metric=self.metric, search=self.search, baseline=self.baseline,
+                     engine=eng)
         levels = tuple(res.levels[c] for c in eng.names)
         supp = eng.record_suppression(levels)
         out = generalize_frame(data, self.hierarchies, res.levels, supp)
@@ -230,6 +244,7 @@ class Generalize(Treatment):
             "suppressed_total": int(supp.sum()),
             "nodes_checked": int(res.nodes_checked), "nodes_total": int(res.nodes_total),
             "search": res.search, "models": [m.describe() for m in self.privacy],
+            "baseline": res.baseline,
             "lattice": {"columns": list(map(str, lat.columns)),
                         "rows": [[None if isinstance(v, float) and np.isnan(v) else
                                   (v.item() if hasattr(v, "item") else v) for v in row]

@@ -165,20 +165,34 @@ def _kviol(state: State, k: int = 3, weighted: bool = False, alpha: float | None
 
 
 # ---------------------------------------------------------------- scalar summaries (watch list)
+def _risk_sum(state: State, name: str, household: bool, fn: Callable[[Any], Any]) -> Any:
+    """``fn`` of the state's individual (or household) risk; a state whose keys, weight (and
+    household) are the original's shares the original's value, computed once per tree."""
+    r = state.roles
+    cols = [*r.keys, *([r.weight] if r.weight else []), *([r.household] if household else [])]
+    measure = "household_risk" if household else "individual_risk"
+    return on_unchanged(state.original, state.data, cols,
+                        (name, tuple(r.keys), r.weight, r.household, state.alpha),
+                        lambda o, d: fn(state.measure(measure)))
+
+
 @register("global_risk", "mean individual risk")
 def _global(state: State) -> float:
-    return exact_mean(state.measure("individual_risk").to_numpy())
+    return _risk_sum(state, "global_risk", False, lambda v: exact_mean(v.to_numpy()))
 
 
 @register("expected_reidentifications", "sum of individual risks (expected re-identifications)")
 def _er(state: State) -> float:
-    return exact_sum(state.measure("individual_risk").to_numpy())
+    return _risk_sum(state, "expected_reidentifications", False,
+                     lambda v: exact_sum(v.to_numpy()))
 
 
 @register("household_expected_reidentifications", "sum of household risks (None without household)")
 def _her(state: State) -> float | None:
-    h = state.measure("household_risk")
-    return None if h is None else exact_sum(h.to_numpy())
+    if state.roles.household is None:
+        return None
+    return _risk_sum(state, "household_expected_reidentifications", True,
+                     lambda v: None if v is None else exact_sum(v.to_numpy()))
 
 
 for _k in (2, 3, 5):

@@ -5,7 +5,10 @@
 - `unchanged` and `on_unchanged`: a measure of a state whose columns are those of the original
   (same values, dtype and index) equals the measure of the original against itself, computed once
   per tree (e.g. IL1s, eigen and γ of a scenario that recoded keys only: every value the kernel
-  would compute again is the same).
+  would compute again is the same);
+- `by_column`: a measure defined column by column (e.g. Młodak's λ_j): the unchanged columns'
+  values come from the original against itself (once per tree), only the changed ones are
+  computed.
 
 Missing values: `unchanged` compares with `pandas.Series.equals` (missing values in the same
 places are equal).
@@ -27,7 +30,13 @@ import pandas as pd
 _PER_ORIGINAL: dict[int, dict[str, dict]] = {}
 
 
-def _slot(original: Any, name: str) -> dict:
+def slot(original: Any, name: str) -> dict:
+    """The cache ``name`` of ``original``: a dict kept while ``original`` lives (one per tree).
+
+    >>> o = pd.DataFrame({"x": [1.0]})
+    >>> slot(o, "demo") is slot(o, "demo")
+    True
+    """
     key = id(original)
     slots = _PER_ORIGINAL.get(key)
     if slots is None:
@@ -38,7 +47,7 @@ def _slot(original: Any, name: str) -> dict:
 
 def gdu_cache(original: Any) -> dict:
     """The GDU test cache of ``original`` (one per session tree)."""
-    return _slot(original, "gdu")
+    return slot(original, "gdu")
 
 
 def unchanged(original: pd.DataFrame, data: pd.DataFrame, cols: Sequence[str]) -> bool:
@@ -57,7 +66,32 @@ def on_unchanged(original: pd.DataFrame, data: pd.DataFrame, cols: Sequence[str]
     computed once per original under ``key`` (an error is raised again, never stored)."""
     if not unchanged(original, data, cols):
         return fn(original, data)
-    memo = _slot(original, "unchanged")
+    memo = slot(original, "unchanged")
     if key not in memo:
         memo[key] = fn(original, original)
     return memo[key]
+
+
+def by_column(original: pd.DataFrame, data: pd.DataFrame, cols: Sequence[str],
+              key: Callable[[str], tuple],
+              fn: Callable[[pd.DataFrame, pd.DataFrame, list[str]], dict]) -> dict:
+    """``{column: value}`` over ``cols`` (in that order) of a measure computed column by column:
+    ``fn(original, data, columns)`` gives the values of ``columns``. A column of ``data`` equal
+    to the original's takes ``fn(original, original, [column])``, computed once per original
+    under ``key(column)``; ``fn`` runs on the changed columns only.
+
+    >>> o = pd.DataFrame({"x": [1.0, 2.0], "y": [3.0, 4.0]})
+    >>> by_column(o, o.assign(y=[3.0, 5.0]), ["x", "y"], lambda c: ("diff", c),
+    ...           lambda o, d, cs: {c: float((o[c] != d[c]).sum()) for c in cs})
+    {'x': 0.0, 'y': 1.0}
+    """
+    same = [c for c in cols if unchanged(original, data, [c])]
+    memo = slot(original, "unchanged")
+    todo = [c for c in same if key(c) not in memo]
+    if todo:  # one call for every unchanged column not computed yet
+        memo.update({key(c): v for c, v in fn(original, original, todo).items()})
+    out = {c: memo[key(c)] for c in same}
+    changed = [c for c in cols if c not in out]
+    if changed:
+        out.update(fn(original, data, changed))
+    return {c: out[c] for c in cols}

@@ -223,7 +223,7 @@ def brute_subset(df, sub, k, dmin, dmax, l_div, ms):
 def test_search_with_subset_equals_brute_force_and_release_passes():
     df, sub = subset_data()
     models = [P.KAnonymity(5), P.DistinctLDiversity("ill", 2), P.DeltaPresence(0.1, 0.5, sub)]
-    r = P.search(df, SUB_HS, models, max_suppression=0.1)
+    r = P.search(df, SUB_HS, models, max_suppression=0.1, metric="precision", baseline=None)
     feas = brute_subset(df, sub, 5, 0.1, 0.5, 2, 0.1)
     best = min(f[0] for f in feas)
     assert r.value == pytest.approx(best, rel=1e-12)
@@ -231,7 +231,7 @@ def test_search_with_subset_equals_brute_force_and_release_passes():
     assert chosen and chosen[0][2] == r.suppressed
     # the release: whole classes suppressed, and every model holds with the same mask
     s = sdc.SdcSession(df, keys=list(SUB_HS), sensitive=["ill"], seed=2)
-    s.generalize(SUB_HS, models, max_suppression=0.1)
+    s.generalize(SUB_HS, models, max_suppression=0.1, metric="precision", baseline=None)
     out = s.data
     assert bool(P.check(out, list(SUB_HS), models))
     released = out[np.asarray(sub)]

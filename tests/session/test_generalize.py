@@ -40,7 +40,8 @@ def test_step_result_and_release():
     s = session()
     s.generalize(HS, MODELS, max_suppression=0.02)
     g = s.generalization
-    assert set(g.levels) == set(HS) and g.metric == "precision"
+    assert set(g.levels) == set(HS) and g.metric == "loss"
+    assert g.baseline is not None and g.suppressed <= g.baseline["suppressed"]
     assert g.nodes_checked <= g.nodes_total == 4 * 5 * 2
     assert 0 <= g.suppressed <= 16
     out = s.data
@@ -103,6 +104,7 @@ def test_partial_hierarchies_leave_other_keys():
     ({"max_suppression": 1.5}, ParameterError, "max_suppression"),
     ({"metric": "nope"}, ParameterError, "metric"),
     ({"search": "nope"}, ParameterError, "search"),
+    ({"baseline": "anjana"}, ParameterError, "baseline"),
     ({"hierarchies": {"income": H.intervals([[0, 1000]])}}, TreatmentError, "not key"),
     ({"hierarchies": {"nope": H.masking(2)}}, TreatmentError, "unknown column"),
     ({"privacy": [P.TCloseness("nope", 0.2)]}, SdcError, "nope"),

@@ -29,19 +29,24 @@ class PrivacyMethods:
         raise NotImplementedError
 
     def generalize(self, hierarchies: Mapping[str, Any], privacy: Any, *,
-                   max_suppression: float = 0.0, metric: str = "precision",
-                   search: str = "optimal") -> Any:
+                   max_suppression: float = 0.0, metric: str = "loss",
+                   search: str = "optimal", baseline: str | None = "datafly") -> Any:
         """Full-domain generalisation of the key variables in ``hierarchies`` ({column:
         `Hierarchy`}) to the node of the lattice with least ``metric`` that satisfies every
         ``privacy`` model, suppressing (all quasi-identifiers missing) the records of violating
         classes, at most ``max_suppression`` × n of them. ``search``: "optimal" (exact, branch
-        and bound) or "heuristic" (greedy). One step; the choice is in ``s.generalization``.
-        See ``sdcsession.privacy`` for the models, metrics and the algorithm."""
+        and bound) or "heuristic" (greedy). ``metric`` defaults to "loss" (Iyengar's loss,
+        ARX's default quality model); ``baseline="datafly"`` (default) accepts only nodes that
+        suppress no more records and generalise no more than the Datafly heuristic's node
+        (anjana's greedy rule), so the result is never worse than it in suppressions nor in
+        precision; ``None`` searches the whole lattice. One step; the choice is in
+        ``s.generalization``. See ``sdcsession.privacy`` for the models, metrics and the
+        algorithm."""
         from ...privacy.treatment import Generalize
 
         try:
             t = Generalize(hierarchies, privacy, max_suppression=max_suppression,
-                           metric=metric, search=search)
+                           metric=metric, search=search, baseline=baseline)
         except SdcError:
             raise
         except (TypeError, ValueError, ArithmeticError, KeyError, IndexError,

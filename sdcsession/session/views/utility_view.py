@@ -36,7 +36,8 @@ import pandas as pd
 from ...errors import MeasureError, ParameterError
 from ..formatting import fmt
 from ..measures import register
-from ..per_original import gdu_cache, on_unchanged
+from ..per_original import by_column, gdu_cache, on_unchanged
+from ..per_original import slot as per_original_cache
 from ..state import State
 from ._numeric_columns import numeric_columns
 
@@ -345,8 +346,9 @@ def _numeric_measure(state: State, fn_name: str, min_cols: int) -> float | None:
     if len(cols) < min_cols:
         return None
     fn = getattr(continuous, fn_name)
+    kw = {} if fn_name == "il1s" else {"cache": per_original_cache(o, "continuous")}
     return float(on_unchanged(o, m, cols, (fn_name, tuple(cols)),
-                              lambda o, m: fn(o, m, columns=cols)))
+                              lambda o, m: fn(o, m, columns=cols, **kw)))
 
 
 @register("utility.il1s", "IL1s of the numeric variables", kind="utility")
@@ -484,6 +486,9 @@ def _lambda_overall(state: State) -> float | None:
     if not cols:
         return None
     types = {c: "nominal" for c in keys} | {c: "continuous" for c in num}
-    return float(on_unchanged(
-        state.original, state.data, cols, ("lambda", tuple(cols), tuple(types.items())),
-        lambda o, m: il_variables(o[cols], m[cols], columns=cols, types=types).overall))
+    # λ_j depends on column j alone (unchanged ones computed once per tree); λ is their mean,
+    # taken as il_variables takes it (a Series in column order): the same float
+    lam = by_column(state.original, state.data, cols, lambda c: ("lambda_j", c, types[c]),
+                    lambda o, m, cs: il_variables(o[cs], m[cs], columns=cs, types={
+                        c: types[c] for c in cs}).by_variable.to_dict())
+    return float(pd.Series(lam, name="lambda", dtype=np.float64).mean())

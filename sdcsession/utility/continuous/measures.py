@@ -219,6 +219,7 @@ def eigen_difference(
     columns: Iterable[Hashable] | None = None,
     robust: bool = False,
     seed: int = 0,
+    cache: dict | None = None,
 ) -> float:
     """Relative difference of the eigenvalues of the standardised data (sdcMicro ``eigen``).
 
@@ -234,7 +235,9 @@ def eigen_difference(
     covariance is taken over the records observing both variables (pairwise complete); a pair
     of variables observed together in fewer than two records is a MeasureError (sdcMicro: NA).
     ``robust=True`` uses the records complete in each file (covMcd takes no missing values).
-    Direction: higher = more loss; range [0, ∞). Does not need pairing.
+    Direction: higher = more loss; range [0, ∞). Does not need pairing. ``cache``: a dict kept
+    with one original file (the caller's, e.g. one per session tree): the original's eigenvalues
+    are stored there and reused by later calls with the same columns (the same figures).
 
     Example
     -------
@@ -245,9 +248,15 @@ def eigen_difference(
     name = "eigen_difference"
     check_flag(robust, "robust")
     cols = _numeric_cols(original, masked, columns, name)
-    x = numeric_matrix(original, cols, name, "original")
-    z = numeric_matrix(masked, cols, name, "masked")
     seed = check_seed(seed, name)
+    key = (name, tuple(cols), robust, seed)
+    if cache is not None and key in cache and masked is not original and not robust:
+        z = numeric_matrix(masked, cols, name, "masked")
+        e1 = cache[key]
+        e2 = np.sort(np.linalg.eigvalsh(_pairwise_scaled_cov(z, cols, name, "masked")))[::-1]
+        return float(np.sum(np.abs(e1 - e2) / e1))
+    x = numeric_matrix(original, cols, name, "original")
+    z = x if masked is original else numeric_matrix(masked, cols, name, "masked")
     if robust:
         x, z = _complete(x), _complete(z)
         if len(x) < 2 or len(z) < 2:
@@ -259,14 +268,17 @@ def eigen_difference(
         cz = cz / np.sqrt(np.outer(np.diag(cz), np.diag(cz)))
     else:
         cx = _pairwise_scaled_cov(x, cols, name, "original")
-        cz = _pairwise_scaled_cov(z, cols, name, "masked")
+        # the same frame on both sides (a state compared with its own original): same matrix
+        cz = cx if masked is original else _pairwise_scaled_cov(z, cols, name, "masked")
     e1 = np.sort(np.linalg.eigvalsh(cx))[::-1]
-    e2 = np.sort(np.linalg.eigvalsh(cz))[::-1]
+    e2 = e1 if cz is cx else np.sort(np.linalg.eigvalsh(cz))[::-1]
     if (e1 <= 1e-12 * max(e1.max(), 1.0)).any():
         raise MeasureError(
             f"{name}: the original correlation matrix of {cols} is singular (an eigenvalue is "
             "0); drop collinear variables"
         )
+    if cache is not None and not robust:
+        cache[key] = e1
     return float(np.sum(np.abs(e1 - e2) / e1))
 
 
@@ -327,6 +339,7 @@ def il_correl(
     *,
     columns: Iterable[Hashable] | None = None,
     constant: float = 1 / np.sqrt(2),
+    cache: dict | None = None,
 ) -> float:
     """Młodak's γ: loss of the connections between continuous variables (sdcMicro ``IL_correl``).
 
@@ -338,7 +351,9 @@ def il_correl(
     pairing. MeasureError for a singular correlation matrix (naming the collinear variables).
 
     Missing values: the records complete in each file (listwise), as sdcMicro's ``cor(use =
-    "complete.obs")``; a MeasureError when fewer than two remain.
+    "complete.obs")``; a MeasureError when fewer than two remain. ``cache``: a dict kept with one
+    original file (e.g. one per session tree): the original's diagonal is stored there and
+    reused by later calls with the same columns (the same figures).
 
     Example
     -------
@@ -351,9 +366,17 @@ def il_correl(
     if not (constant > 0):
         raise ParameterError(f"constant: expected a positive number, got {constant!r}")
     cols = _numeric_cols(original, masked, columns, name, min_columns=2)
-    x = _complete(numeric_matrix(original, cols, name, "original"))
-    z = _complete(numeric_matrix(masked, cols, name, "masked"))
-    do = _inverse_diag(x, cols, name, "original")
-    dp = _inverse_diag(z, cols, name, "masked")
+    same = masked is original  # a state compared with its own original: same diagonal
+    key = (name, tuple(cols))
+    hit = cache is not None and key in cache and not same
+    x = None if hit else _complete(numeric_matrix(original, cols, name, "original"))
+    z = x if same else _complete(numeric_matrix(masked, cols, name, "masked"))
+    if hit:
+        do = cache[key]  # type: ignore[index]
+    else:
+        do = _inverse_diag(x, cols, name, "original")
+        if cache is not None:
+            cache[key] = do
+    dp = do if same else _inverse_diag(z, cols, name, "masked")
     g = np.sqrt(np.sum((do / np.sqrt(np.sum(do**2)) - dp / np.sqrt(np.sum(dp**2))) ** 2))
     return float(constant * g)
