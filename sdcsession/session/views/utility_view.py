@@ -131,8 +131,7 @@ class UtilitySummary:
         0.0
         """
         if not isinstance(weights, (list, tuple, np.ndarray)):
-            raise ParameterError(f"weights: expected three numbers (suppression, category loss, "
-                                 f"IL1s), got {type(weights).__name__}")
+            raise ParameterError(f"weights: expected three numbers, got {weights!r:.40}")
         return self.measure("utility_score", keys=_cols(self._state, "keys"),
                             numeric=_cols(self._state, "numeric"), weights=tuple(weights))
 
@@ -143,8 +142,7 @@ class UtilitySummary:
         See `sdcsession.utility.available_measures`.
         """
         if not isinstance(name, str):
-            raise ParameterError(f"name: expected the name of a catalogue measure, got "
-                                 f"{type(name).__name__}")
+            raise ParameterError(f"name: expected the name of a catalogue measure, got {name!r:.40}")
         return self._m("utility.catalogue", name=name, params=params)
 
     def ebil(self, column: str) -> float:
@@ -156,8 +154,7 @@ class UtilitySummary:
         from ...utility.entropy import ebil
 
         if not isinstance(column, str):
-            raise ParameterError(f"column: expected the name of a PRAM-treated column, got "
-                                 f"{type(column).__name__}")
+            raise ParameterError(f"column: expected a column name, got {column!r:.40}")
         step = self._step
         matrix = None
         while step is not None:
@@ -296,7 +293,6 @@ class UtilitySummary:
                 + (f"\n  suppressions per key: {per}" if per else ""))
 
 
-
 def _pair(state: State, role: str, observed: bool = False
           ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     cols = _cols(state, role)
@@ -407,14 +403,10 @@ def _catalogue(state: State, name: str, params: Any) -> Any:
     return compute(name, state.original, state.data, **dict(params))
 
 
-def _listed(v: Any) -> Any:
-    """A parameter as the caller gave it, its lists back from the cache key's tuples."""
-    return [_listed(x) for x in v] if isinstance(v, tuple) else v
-
-
 @register("utility.benchmark", "benchmark indicators with CIs, original vs masked", kind="utility")
 def _bench(state: State, indicators: Any, by: Any = None, **kw: Any) -> pd.DataFrame:
     from ...utility.benchmark.indicators import compare_indicators
+    from .attack_view import _listed  # lists back from tuples
 
     r = state.original_roles
     return compare_indicators(state.original, state.data, _listed(indicators),
