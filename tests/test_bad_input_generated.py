@@ -332,7 +332,10 @@ def _specs() -> dict[str, Spec]:
             pos=["data", "recipe"], kinds={"data": lambda v: True, "recipe": lambda v: True}),
         "SdcSession": Spec(lambda: sdc.SdcSession, {"data": SURVEY, **ROLES}, pos=["data"],
                            kinds={"data": lambda v: True, "seed": SEED,
-                                  "keys": names(empty=True)}),
+                                  **dict.fromkeys(("keys", "numeric", "strata", "sensitive",
+                                                   "pram", "identifiers"), names()),
+                                  "weight": choice("w", "income", none=True),
+                                  "household": choice("hid", "region", none=True)}),
         "SdcSession.from_parquet": Spec(lambda: sdc.SdcSession.from_parquet, {
             "path": PARQUET, "keys": ["region", "sex"], "columns": ["region", "sex", "age"]},
             pos=["path"], kinds={"path": lambda v: True, "columns": names(),
@@ -434,6 +437,14 @@ def _more_specs() -> dict[str, Spec]:
                           kinds={"data": lambda v: True, "k": integer(1, huge=False),
                                  "noise": number(0), "p": number(0, 100, lo_open=True),
                                  "seed": integer(0, huge=False)}),
+        "report": Spec(lambda: sdc.report, {"path": os.path.join(_DIR, "rep2.html"),
+                                            "overwrite": True, "figures": False},
+                       kinds={"path": lambda v: v is not None}),
+        "s.plot.distributions": Spec(lambda s: s.plot.distributions, {"column": "income"},
+                                     session=True, kinds={"column": choice("income", "region",
+                                                                           "expend", "sex")}),
+        "s.plot.mosaic": Spec(lambda s: s.plot.mosaic, {"columns": ["region", "sex"]},
+                              session=True, kinds={"columns": names(none=False, empty=False)}),
         "open_project": Spec(lambda: sdc.open_project, {"path": _project()}, pos=["path"],
                              kinds={"path": lambda v: True}),
         "cli.main": Spec(lambda: _cli, {"argv": ["risk", CSV, "--keys", "region,sex"]},
@@ -719,7 +730,7 @@ def _setup() -> None:
 #: fits, reports): the test gives them the values most likely to be wrong (every value with
 #: ``SDC_GENERATED_FULL=1`` or ``python tests/test_bad_input_generated.py``)
 SLOW = {"s.risk.attacks", "s.attacks.singling_out", "utility.model_utility", "s.risk.rmd",
-        "s.utility.ml", "s.report"}
+        "s.utility.ml", "s.report", "report", "s.plot.distributions", "s.plot.mosaic"}
 SHORT_VALUES: list[Any] = [
     None, True, "no", 0, -1, 10**30, 10**400, 1.5, NAN, INF, Fraction(1, 3), "", "no_such", [],
     ["no_such"], {}, {"no_such": 1}, object(), _Unhashable(), np.array([[1, 2]])]
