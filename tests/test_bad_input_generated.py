@@ -98,6 +98,8 @@ def number(lo: float | None = None, hi: float | None = None, *, lo_open: bool = 
     def refuse(v: Any) -> bool:
         if v is None:
             return not none
+        if isinstance(v, Fraction):
+            return False  # a rational number: refusing it or reading it as a float are both fine
         if not _is_real(v):
             return True
         try:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -260,8 +261,7 @@ def check_number(value: object, what: str, expected: str, *, finite: bool = True
     >>> check_number(3, "k", "a number >= 1")
     3.0
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-            value, (int, float, np.integer, np.floating)):  # no Fraction, Decimal or text
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
         raise ParameterError(f"{what}: expected {expected}, got {value!r:.60}")
     try:
         f = float(value)

@@ -61,6 +61,7 @@ Example
 from __future__ import annotations
 
 from collections.abc import Iterable
+from numbers import Real
 
 import attrs
 import numpy as np
@@ -222,8 +223,8 @@ def attacker_models(
     df = check_frame(data)
     keys = as_keys(keys)
     check_columns(df, keys, "keys")
-    if isinstance(threshold, (bool, np.bool_)) or not isinstance(
-            threshold, (int, float, np.integer, np.floating)) or not (0 < threshold <= 1):
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, Real) or not (
+            0 < threshold <= 1):
         raise ParameterError(
             f"threshold: expected a probability in (0, 1] (e.g. 0.2 = classes of 5), got "
             f"{threshold!r}")

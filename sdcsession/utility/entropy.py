@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from numbers import Real
 from typing import Literal
 
 import numpy as np
@@ -44,9 +45,8 @@ def _check_base(base: float | None) -> None:
     if base is None:
         return
     try:
-        ok = not isinstance(base, (bool, np.bool_)) and isinstance(
-            base, (int, float, np.integer, np.floating)) and math.isfinite(float(base)) \
-            and base > 0 and base != 1
+        ok = not isinstance(base, (bool, np.bool_)) and isinstance(base, Real) \
+            and math.isfinite(float(base)) and base > 0 and base != 1
     except OverflowError:
         ok = False
     if not ok:

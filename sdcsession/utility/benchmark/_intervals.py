@@ -164,7 +164,7 @@ def _indicator_ci(data, indicator, *, weight, household, by, method, n_boot, lev
     ind = Indicator.parse(indicator)
     if not isinstance(method, str) or method not in ("bootstrap", "normal"):
         raise ParameterError(f"method: expected 'bootstrap' or 'normal', got {method!r}")
-    check_number(level, "level", "a probability in (0, 1)")
+    level = check_number(level, "level", "a probability in (0, 1)")
     check_flag(na_rm, "na_rm")
     if not (0 < level < 1):
         raise ParameterError(f"level: expected a probability in (0, 1), got {level!r}")
