@@ -749,6 +749,62 @@ def test_every_parameter_with_every_bad_value(name):
     assert out.raw == [] and out.accepted == [] and out.other == []
 
 
+def test_enough_calls():
+    """The grid: entry points x parameters x bad values (more than both generated suites of the
+    issue together, about 9,600 calls)."""
+    n = 0
+    for name, spec in SPECS.items():
+        s = (spec.make or _session)() if spec.session else None
+        params = [p for p in parameters(spec.target(s) if s else spec.target())
+                  if p not in spec.skip]
+        n += len(params) * len(SHORT_VALUES if name in SLOW else BAD_VALUES)
+    assert len(SPECS) >= 200 and n >= 30_000
+
+
+def test_named_refusals_keep_head():
+    """Cases the generated grid found, with their messages; HEAD stays where it was."""
+    s = _session()
+    head = s.head
+    cases: list[tuple[Callable[[], Any], type, str]] = [
+        (lambda: s.rank_swap("income", p=None), sdc.ParameterError,
+         "p (a percentage): expected a number in (0, 100] (default 5)"),
+        (lambda: s.risk.suda2(original_scores=0), sdc.ParameterError, "original_scores"),
+        (lambda: s.risk.risky_cells(by_table=0), sdc.ParameterError,
+         "by_table: expected True or False, got 0"),
+        (lambda: s.risk.k_violations(k=_Unhashable()), sdc.ParameterError,
+         "k_violations: k: expected a plain value"),
+        (lambda: s.risk.attacks(attacks=None), sdc.ParameterError, "attacks: expected names"),
+        (lambda: s.risk.attacks(n_attacks=10**30), sdc.ParameterError,
+         "n_attacks: expected a whole number in [1, 10,000,000]"),
+        (lambda: s.risk.record_linkage(variables=True), sdc.ParameterError, "variables"),
+        (lambda: s.utility.gdu(recode_variant=None), sdc.ParameterError, "recode_variant"),
+        (lambda: s.utility.benchmark("mean:income", calibrate=True), sdc.ParameterError,
+         "calibrate"),
+        (lambda: s.utility.score(weights=None), sdc.ParameterError, "weights: expected three"),
+        (lambda: sdc.tables.build_ptable(mono=0), sdc.ParameterError, "mono: expected True"),
+        (lambda: sdc.tables.dominance([10.0], [[9.0]], n=1, k=None), sdc.ParameterError, "k: "),
+        (lambda: sdc.methods.generate_strata(SURVEY, {"region"}, "st"), sdc.ParameterError,
+         "a set has no order"),
+        (lambda: sdc.utility.loss_metric(small(), small(), hierarchies=True), sdc.ParameterError,
+         "hierarchies must be a mapping"),
+        (lambda: sdc.val_table(SURVEY[["income"]], ["rank_swap"], seed=True),
+         sdc.ParameterError, "seed: expected an integer"),
+    ]
+    for call, err, text in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(err) as e:
+                call()
+        assert text in str(e.value), (text, str(e.value))
+        assert s.head is head
+    # the default p and Moore's r0: p gives way to r0 (same swap as p=None, r0=0.9 before)
+    a = _session().rank_swap("income", r0=0.9, seed=3).data["income"]
+    b = _session().rank_swap("income", p=5.0, r0=0.9, seed=3).data["income"]
+    pd.testing.assert_series_equal(a, b)
+    assert not a.equals(SURVEY["income"])
+    assert s.rank_swap("income", seed=3).head.treatment.p == 5.0
+
+
 def test_the_command_line_with_every_bad_value():
     out = Outcome()
     run_cli(out)
