@@ -110,6 +110,9 @@ def _names(text: str | None) -> list[str] | None:
     out = [t.strip() for t in text.split(",") if t.strip()]
     if not out:
         raise _BadInput("expected a comma-separated list of column names")
+    twice = sorted({t for t in out if out.count(t) > 1})
+    if twice:
+        raise _BadInput(f"{twice} named more than once")
     return out
 
 
@@ -323,6 +326,9 @@ def cmd_measure(args: argparse.Namespace) -> int:
         else:
             cols = columns
         if not cols:
+            if args.measures is not None:  # asked for by name: say why it cannot be computed
+                raise _BadInput(f"--measures: {name} needs {spec.variable_types} columns; "
+                                f"{columns} has none")
             continue
         kw = _measure_kwargs(name, spec.fn, cols)
         _progress(f"computing {name} …")

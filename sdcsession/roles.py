@@ -48,7 +48,10 @@ def as_names(value: str | Iterable[str] | None, what: str = "columns") -> tuple[
         raise RoleError(f"{what}: expected a column name (str), got bytes {value!r:.60}")
     if isinstance(value, Mapping):
         raise RoleError(f"{what}: expected a column name or a list of names, got a mapping "
-                        f"{value!r}")
+                        f"{value!r:.60}")
+    if isinstance(value, (set, frozenset)):  # no order: results would vary between runs
+        raise RoleError(f"{what}: expected a column name or a list of names (a set has no "
+                        f"order), got {value!r:.60}")
     try:
         items = iter(value)
     except TypeError:

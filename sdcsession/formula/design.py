@@ -222,6 +222,30 @@ def _matrix(spec: DesignSpec, vals: dict[str, np.ndarray], index: pd.Index) -> p
     return pd.DataFrame(out, index=index, columns=list(spec.columns))
 
 
+def _check_limits(records_per_column: Any, max_columns: Any, max_cells: Any,
+                  max_work: Any) -> None:
+    """`ParameterError` naming the size-limit argument that is not a positive number (an
+    integer for the counts; ``max_columns`` may be None)."""
+    def whole(v: Any) -> bool:
+        return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) \
+            and v >= 1
+
+    rpc = records_per_column
+    try:
+        ok = not isinstance(rpc, (bool, np.bool_)) and isinstance(
+            rpc, (int, float, np.integer, np.floating)) and 0 < float(rpc) < float("inf")
+    except OverflowError:
+        ok = False
+    if not ok:
+        raise ParameterError(f"records_per_column: expected a finite number > 0, got {rpc!r:.40}")
+    if max_columns is not None and not whole(max_columns):
+        raise ParameterError(f"max_columns: expected an integer >= 1 or None, got "
+                             f"{max_columns!r:.40}")
+    for name, v in (("max_cells", max_cells), ("max_work", max_work)):
+        if not whole(v):
+            raise ParameterError(f"{name}: expected an integer >= 1, got {v!r:.40}")
+
+
 def column_limit(records: int, records_per_column: float = RECORDS_PER_COLUMN,
                  max_columns: int | None = MAX_COLUMNS, max_cells: int = MAX_CELLS,
                  max_work: int = MAX_WORK) -> int:
@@ -234,6 +258,7 @@ def column_limit(records: int, records_per_column: float = RECORDS_PER_COLUMN,
     """
     import math
 
+    _check_limits(records_per_column, max_columns, max_cells, max_work)
     n = max(1, int(records))
     limit = min(max(FREE_COLUMNS, int(n // records_per_column)), max_cells // n,
                 math.isqrt(max_work // n))

@@ -262,7 +262,7 @@ def check_number(value: object, what: str, expected: str, *, finite: bool = True
     3.0
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
-        raise ParameterError(f"{what}: expected {expected}, got {value!r}")
+        raise ParameterError(f"{what}: expected {expected}, got {value!r:.60}")
     try:
         f = float(value)
     except (OverflowError, ValueError, TypeError):

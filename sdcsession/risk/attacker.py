@@ -223,7 +223,7 @@ def attacker_models(
     df = check_frame(data)
     keys = as_keys(keys)
     check_columns(df, keys, "keys")
-    if isinstance(threshold, bool) or not isinstance(threshold, Real) or not (
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, Real) or not (
             0 < threshold <= 1):
         raise ParameterError(
             f"threshold: expected a probability in (0, 1] (e.g. 0.2 = classes of 5), got "

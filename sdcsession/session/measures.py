@@ -28,7 +28,7 @@ import attrs
 import numpy as np
 
 from ..errors import ParameterError
-from ..methods.base import freeze
+from ..methods.encoding import typed_freeze
 from ..risk.exact_sum import exact_mean, exact_sum
 from .per_original import on_unchanged
 
@@ -64,8 +64,19 @@ def register(name: str, description: str, kind: str = "risk") -> Callable:
 
 
 def cache_key(name: str, params: dict[str, Any]) -> tuple:
-    """The cache key of a measure call: ``(name, frozen sorted params)``."""
-    return (name, freeze(params))
+    """The cache key of a measure call: ``(name, frozen sorted params)``, the type of every value
+    beside it (``0`` and ``False`` are different calls: one is a flag, the other is refused).
+
+    A parameter that cannot be a key (a Series, an object without a hash) is a `ParameterError`
+    naming it.
+    """
+    for p, v in params.items():
+        try:
+            hash(typed_freeze(v))
+        except TypeError:
+            raise ParameterError(f"{name}: {p}: expected a plain value (a number, text, a list "
+                                 f"of names), got {type(v).__name__}") from None
+    return (name, typed_freeze(params))
 
 
 @functools.cache

@@ -400,6 +400,9 @@ class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin, ProjectMixin)
             except TypeError:
                 raise ParameterError(f"columns: expected a list of column names, got "
                                      f"{columns!r:.60}") from None
+        if index is not None and (not isinstance(index, str) or not index.strip()):
+            raise ParameterError(f"index: expected the name of a column to use as the index, or "
+                                 f"None, got {index!r:.40}")
         s = cls(read_parquet(path, columns=columns, index=index), keys, **kw)
         s._tree.source = str(path)  # type: ignore[attr-defined]
         #: how to read the source again (projects reopen Dask sessions from it)

@@ -63,6 +63,13 @@ def draw_record_keys(n: int, rng: np.random.Generator, *, kind: str = "integer",
     >>> bool(((k >= 0) & (k < 1)).all()), bool(np.allclose(k * 1000, np.round(k * 1000)))
     (True, True)
     """
+    n = check_int("n", n, 0, 10**10)
+    if not isinstance(rng, np.random.Generator):
+        raise ParameterError(f"rng: expected a numpy Generator (np.random.default_rng(seed)), "
+                             f"got {type(rng).__name__}")
+    kind = check_choice("kind", kind, KEY_KINDS)
+    modulus = check_int("modulus", modulus, 2, 2**31)
+    digits = check_int("digits", digits, 1, 12)
     if kind == "integer":
         return rng.integers(0, modulus, size=n, dtype=np.int64)
     scale = 10**digits

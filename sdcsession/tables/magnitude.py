@@ -35,6 +35,7 @@ Example
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -52,13 +53,23 @@ def check_epsilon(epsilon: Sequence[float] | float, top_k: int) -> tuple[float, 
     >>> check_epsilon(1, 1), check_epsilon((1, 0.5), 2)
     ((1.0,), (1.0, 0.5))
     """
-    eps = (epsilon,) if isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) \
-        else tuple(epsilon)
-    if len(eps) != top_k or any(isinstance(e, bool) or not isinstance(e, (int, float))
-                                for e in eps):
+    number = (int, float, np.integer, np.floating)
+    if isinstance(epsilon, number) and not isinstance(epsilon, (bool, np.bool_)):
+        eps: tuple[Any, ...] = (epsilon,)
+    elif isinstance(epsilon, (list, tuple, np.ndarray)):
+        eps = tuple(np.asarray(epsilon, dtype=object).ravel()) if isinstance(
+            epsilon, np.ndarray) else tuple(epsilon)
+    else:
+        eps = ()
+    bad = len(eps) != top_k or any(isinstance(e, (bool, np.bool_)) or not isinstance(e, number)
+                                   for e in eps)
+    try:
+        e = np.asarray(eps, dtype=float)
+    except (OverflowError, TypeError, ValueError):
+        bad = True
+    if bad or not np.isfinite(e).all():
         raise ParameterError(f"epsilon: expected {top_k} number(s) (one per top contributor), "
                              f"got {epsilon!r:.60}")
-    e = np.asarray(eps, dtype=float)
     if e[0] != 1 or (e < 0).any() or (e > 1).any() or (np.diff(e) > 0).any():
         raise ParameterError(f"epsilon: the first weight must be 1 and the others descending in "
                              f"[0, 1], got {list(eps)}")

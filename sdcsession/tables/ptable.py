@@ -286,7 +286,6 @@ def _intervals(v: np.ndarray, p: np.ndarray) -> tuple[list[float], list[float]]:
     return [float(x) for x in vs], [float(x) for x in ub]
 
 
-@lru_cache(maxsize=32)
 def build_ptable(D: int = 3, V: float = 1.0, js: int = 0, pstay: float | None = None,
                  mono: bool = True) -> PTable:
     """A count ptable by maximum entropy from the parameters of the ``ptable`` method.
@@ -313,6 +312,12 @@ def build_ptable(D: int = 3, V: float = 1.0, js: int = 0, pstay: float | None = 
     mono = check_bool("mono", mono)
     if pstay is not None:
         pstay = check_number("pstay", pstay, 0, 1, lo_open=True, hi_open=True)
+    return _build_ptable(D, V, js, pstay, mono)
+
+
+@lru_cache(maxsize=32)
+def _build_ptable(D: int, V: float, js: int, pstay: float | None, mono: bool) -> PTable:
+    """`build_ptable` of checked parameters (cached: the same parameters give the same table)."""
     if V > D * D:
         raise ParameterError(f"V: a variance of {V} is impossible with a maximum deviation D = "
                              f"{D} (at most D² = {D * D})")
@@ -331,7 +336,6 @@ def build_ptable(D: int = 3, V: float = 1.0, js: int = 0, pstay: float | None = 
                   label=f"D{D} V{V:g} js{js}" + (f" pstay{pstay:g}" if pstay is not None else ""))
 
 
-@lru_cache(maxsize=32)
 def noise_ptable(D: float = 2.0, V: float = 1.0, step: int = 1) -> PTable:
     """A one-row ptable of symmetric noise for magnitude tables: perturbations on the grid
     ``{−D, −D + 1/step, ..., D}`` with maximum entropy and variance ``V`` (the
@@ -351,6 +355,12 @@ def noise_ptable(D: float = 2.0, V: float = 1.0, step: int = 1) -> PTable:
     D = check_number("D", D, 0, 1000, lo_open=True)
     V = check_number("V", V, 0, None, lo_open=True)
     step = check_int("step", step, 1, 1000)
+    return _noise_ptable(D, V, step)
+
+
+@lru_cache(maxsize=32)
+def _noise_ptable(D: float, V: float, step: int) -> PTable:
+    """`noise_ptable` of checked parameters (cached)."""
     grid = np.arange(-round(D * step), round(D * step) + 1) / step
     if grid.size < 3:
         raise ParameterError(f"D: a noise table needs D >= 1/step, got D={D}, step={step}")

@@ -170,6 +170,12 @@ def read_ptable(source: Any, layout: str = "auto", *, cycle: int | None = None) 
     return _read_ons(df, where, cycle) if layout == "ons" else _read_cellkey(df, where)
 
 
+def _check_pt(pt: Any) -> None:
+    if not isinstance(pt, PTable):
+        raise ParameterError(f"pt: expected a PTable (build_ptable, read_ptable), got "
+                             f"{type(pt).__name__}")
+
+
 def ptable_frame(pt: PTable, layout: str = "cellkey", *, modulus: int = 256) -> pd.DataFrame:
     """The ptable in the ``cellKey`` layout (``i, j, p, v, p_int_lb, p_int_ub``) or the ONS layout
     for integer keys ``0..modulus−1`` (``pcv, ckey, pvalue``: the perturbation of key ``k`` is
@@ -185,7 +191,9 @@ def ptable_frame(pt: PTable, layout: str = "cellkey", *, modulus: int = 256) -> 
     """
     from ..methods.params import check_choice, check_int
 
+    _check_pt(pt)
     layout = check_choice("layout", layout, ("ons", "cellkey"))
+    modulus = check_int("modulus", modulus, 2, 2**24)
     if layout == "ons":
         modulus = check_int("modulus", modulus, 2, 2**24)
         i = np.repeat(np.arange(1, pt.max_value + 1), modulus)
@@ -218,6 +226,7 @@ def check_ptable(pt: PTable, js: int | None = None) -> PTable:
     """
     from ..methods.params import check_int
 
+    _check_pt(pt)
     js = pt.js if js is None else check_int("js", js, 0, 10_000)
     for r, (v, ub) in enumerate(pt.rows):
         p = np.diff(np.concatenate([[0.0], ub]))

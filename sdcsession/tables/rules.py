@@ -45,6 +45,30 @@ from ..errors import MeasureError, ParameterError
 __all__ = ["frequency_rule", "dominance", "p_percent", "rule_flags", "handoff"]
 
 
+def _numbers(values: Any, what: str, ndim: int) -> np.ndarray:
+    """``values`` as a float array of ``ndim`` dimensions; `ParameterError` naming ``what``."""
+    if isinstance(values, (str, bytes, dict)) or values is None:
+        raise ParameterError(f"{what}: expected an array of numbers, got "
+                             f"{type(values).__name__}")
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise ParameterError(f"{what}: expected an array of numbers") from None
+    if arr.ndim != ndim:
+        raise ParameterError(f"{what}: expected {ndim} dimension(s), got {arr.ndim}")
+    return arr
+
+
+def _cells(total: Any, top: Any, columns: int) -> tuple[np.ndarray, np.ndarray]:
+    """Checked ``total`` (one number per cell) and ``top`` (cells × at least ``columns``)."""
+    t = _numbers(total, "total", 1)
+    x = _numbers(top, "top", 2)
+    if x.shape[0] != len(t) or x.shape[1] < columns:
+        raise ParameterError(f"top: expected {len(t)} rows (one per cell of total) and at least "
+                             f"{columns} column(s), got the shape {x.shape}")
+    return t, x
+
+
 def frequency_rule(n: np.ndarray, minimum: int) -> np.ndarray:
     """``0 < N < minimum`` per cell.
 
@@ -53,7 +77,11 @@ def frequency_rule(n: np.ndarray, minimum: int) -> np.ndarray:
     >>> frequency_rule(np.array([0, 1, 2, 3]), 3).tolist()
     [False, True, True, False]
     """
-    return (n > 0) & (n < minimum)
+    from ..methods.params import check_int
+
+    minimum = check_int("minimum", minimum, 0, 10**12)
+    counts = _numbers(n, "n", 1)
+    return (counts > 0) & (counts < minimum)
 
 
 def dominance(total: np.ndarray, top: np.ndarray, *, n: int, k: float) -> np.ndarray:
@@ -65,6 +93,11 @@ def dominance(total: np.ndarray, top: np.ndarray, *, n: int, k: float) -> np.nda
     >>> dominance(np.array([10.0]), np.array([[6.0, 3.0]]), n=2, k=85).tolist()
     [True]
     """
+    from ..methods.params import check_int, check_number
+
+    n = check_int("n", n, 1)
+    k = check_number("k", k, 0, 100, lo_open=True)
+    total, top = _cells(total, top, n)
     share = top[:, :n].sum(axis=1)
     return (total > 0) & (share > k / 100.0 * total)
 
@@ -77,6 +110,10 @@ def p_percent(total: np.ndarray, top: np.ndarray, *, p: float) -> np.ndarray:
     >>> p_percent(np.array([100.0]), np.array([[80.0, 15.0]]), p=10).tolist()
     [True]
     """
+    from ..methods.params import check_number
+
+    p = check_number("p", p, 0, 100, lo_open=True)
+    total, top = _cells(total, top, 1)
     x1 = top[:, 0]
     x2 = top[:, 1] if top.shape[1] > 1 else np.zeros_like(x1)
     return (x1 > 0) & (total - x1 - x2 < p / 100.0 * x1)
@@ -159,6 +196,12 @@ def handoff(table: pd.DataFrame, dims: list[str], *, total: Any = "Total") -> pd
     >>> handoff(t, ["a"])["status"].tolist()
     ['u', 's']
     """
+    from ..methods.params import param_names
+
+    if not isinstance(table, pd.DataFrame):
+        raise ParameterError(f"table: expected a tabulation (a DataFrame), got "
+                             f"{type(table).__name__}")
+    dims = list(param_names(dims, "dims", required=True))
     missing = [c for c in [*dims, "records", "original"] if c not in table.columns]
     if missing:
         raise ParameterError(f"handoff: the table has no column(s) {missing}")

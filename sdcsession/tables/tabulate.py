@@ -114,7 +114,11 @@ def tabulate(data: pd.DataFrame, rows: Any, columns: Any = None, *, by: Any = No
     dims = [*by_, *rows_, *cols_]
     if len(set(dims)) != len(dims):
         raise ParameterError(f"rows, columns and by: a variable is named twice in {dims}")
-    absent = [c for c in [*dims, *(x for x in (value, weights) if x)] if c not in data.columns]
+    for what, x in (("value", value), ("weights", weights)):
+        if x is not None and not isinstance(x, str):
+            raise ParameterError(f"{what}: expected a column name or None, got {x!r:.40}")
+    absent = [c for c in [*dims, *(x for x in (value, weights) if x is not None)]
+              if c not in data.columns]
     if absent:
         raise ParameterError(f"tabulate: unknown column(s) {absent}")
     method = check_choice("method", method, ("ckm", "none"))
@@ -127,6 +131,15 @@ def tabulate(data: pd.DataFrame, rows: Any, columns: Any = None, *, by: Any = No
     ptable = build_ptable(3, 1.0) if ptable is None else ptable
     if not isinstance(ptable, PTable):
         raise ParameterError(f"ptable: expected a PTable, got {type(ptable).__name__}")
+    if isinstance(total, (bool, np.bool_, bytes)) or not isinstance(
+            total, (str, int, float, np.integer, np.floating)):
+        raise ParameterError(f"total: expected the label of the margins (text or a number), got "
+                             f"{total!r:.40}")
+    # the options of magnitude tables are checked on every call (an unused bad value is an error)
+    top_k = check_int("top_k", top_k, 1, 6)
+    eps = check_epsilon(epsilon, top_k)
+    share = check_number("share", share, 0, 1, lo_open=True)
+    mu_c = check_number("mu_c", mu_c, 0, None)
     if isinstance(total, float) and np.isnan(total):
         raise ParameterError("total: the margin label must not be missing")
     for j, d in enumerate(dims):
@@ -183,10 +196,6 @@ def tabulate(data: pd.DataFrame, rows: Any, columns: Any = None, *, by: Any = No
             pert = pd.array(pw, dtype="Float64")
         below = (pc < threshold) if threshold is not None else None
     else:
-        top_k = check_int("top_k", top_k, 1, 6)
-        eps = check_epsilon(epsilon, top_k)
-        share = check_number("share", share, 0, 1, lo_open=True)
-        mu_c = check_number("mu_c", mu_c, 0, None)
         noise = noise_ptable(2.0, 1.0) if noise is None else noise
         if not isinstance(noise, PTable):
             raise ParameterError(f"noise: expected a PTable, got {type(noise).__name__}")
@@ -250,4 +259,7 @@ def published(table: pd.DataFrame) -> pd.DataFrame:
     >>> published(t).columns.tolist()
     ['a', 'perturbed']
     """
+    if not isinstance(table, pd.DataFrame):
+        raise ParameterError(f"table: expected a tabulation (a DataFrame), got "
+                             f"{type(table).__name__}")
     return table.drop(columns=[c for c in INTERNAL_COLUMNS if c in table.columns])

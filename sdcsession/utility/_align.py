@@ -122,6 +122,21 @@ def check_progress(progress: Any, measure: str) -> None:
                              f"{progress!r:.60}")
 
 
+def mapping_arg(value: Any, measure: str, what: str) -> dict[Any, Any]:
+    """``value`` (a mapping, or None for none) as a dict; `ParameterError` naming ``what`` for
+    anything else (a bool, a list, text).
+
+    >>> mapping_arg(None, "ebil", "scales"), mapping_arg({"a": 1}, "ebil", "scales")
+    ({}, {'a': 1})
+    """
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ParameterError(f"{measure}: {what} must be a mapping {{column: value}}, got "
+                             f"{type(value).__name__}")
+    return dict(value)
+
+
 def column_list(columns: Any, measure: str, what: str = "columns") -> list[Hashable]:
     """``columns`` (one name or a list of names) as a list; ParameterError for anything else."""
     if isinstance(columns, str):

@@ -295,7 +295,7 @@ def cluster_utility(
     cols = resolve_columns(original, masked, columns, name)
     if isinstance(n_clusters, bool) or not isinstance(n_clusters, int) or n_clusters < 1:
         raise ParameterError(f"n_clusters: expected an integer >= 1, got {n_clusters!r}")
-    if cluster_weights not in ("equal", "size"):
+    if not isinstance(cluster_weights, str) or cluster_weights not in ("equal", "size"):
         raise ParameterError(f"cluster_weights: expected 'equal' or 'size', got {cluster_weights!r}")
     N = len(original) + len(masked)
     if n_clusters > N:

@@ -14,7 +14,8 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+import math
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from numbers import Real
 from typing import Literal
 
@@ -37,14 +38,20 @@ __all__ = ["entropy", "entropy_change", "ebil", "dist"]
 
 def _log(x: np.ndarray, base: float | None) -> np.ndarray:
     out = np.log(x)
-    return out if base is None else out / np.log(base)
+    return out if base is None else out / np.log(float(base))
 
 
 def _check_base(base: float | None) -> None:
-    if base is not None and (
-            isinstance(base, (bool, np.bool_)) or not isinstance(base, Real)
-            or not np.isfinite(float(base)) or not (base > 0 and base != 1)):
-        raise ParameterError(f"base: expected a positive number other than 1 (or None), got {base!r}")
+    if base is None:
+        return
+    try:
+        ok = not isinstance(base, (bool, np.bool_)) and isinstance(base, Real) \
+            and math.isfinite(float(base)) and base > 0 and base != 1
+    except OverflowError:
+        ok = False
+    if not ok:
+        raise ParameterError(f"base: expected a positive number other than 1 (or None), got "
+                             f"{base!r:.40}")
 
 
 def _joint_codes(data: pd.DataFrame | pd.Series, missing: str) -> tuple[np.ndarray, int]:
@@ -220,11 +227,15 @@ def ebil(
         if categories is not None and column_list(categories, name, "categories") != cats_r:
             raise ParameterError(f"{name}: categories disagree with the transition labels")
         cats = cats_r
-        pmat = transition.to_numpy(dtype=np.float64)
+        try:
+            pmat = transition.to_numpy(dtype=np.float64)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ParameterError(f"{name}: transition must be a square matrix of "
+                                 f"probabilities") from exc
     else:
         try:
             pmat = np.asarray(transition, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise ParameterError(f"{name}: transition must be a square matrix of "
                                  f"probabilities, got {transition!r:.60}") from exc
         if categories is None:
@@ -263,7 +274,14 @@ def ebil(
             raise ParameterError(f"prior: expected 'original', 'uniform' or probabilities, "
                                  f"got {prior!r}")
     else:
-        pi = np.asarray(prior, dtype=np.float64)
+        try:
+            if isinstance(prior, (bytes, Mapping)) or not isinstance(
+                    prior, (list, tuple, np.ndarray, pd.Series)):
+                raise TypeError
+            pi = np.asarray(prior, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise ParameterError(f"prior: expected 'original', 'uniform' or {k} probabilities, "
+                                 f"got {prior!r:.40}") from None
         if pi.shape != (k,) or (pi < 0).any() or not np.isfinite(pi).all():
             raise ParameterError(f"{name}: prior must be {k} non-negative numbers")
     if pi.sum() <= 0:

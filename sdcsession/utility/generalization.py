@@ -28,9 +28,11 @@ from ._align import (
     check_frame,
     check_frames,
     check_named,
+    column_list,
     encode_one,
     encode_pair,
     is_numeric_column,
+    mapping_arg,
     paired,
     resolve_columns,
 )
@@ -299,11 +301,11 @@ def loss_metric(
     """
     name = "loss_metric"
     check_frames(original, masked, name)
-    hierarchies = dict(hierarchies or {})
-    numeric = list(numeric)
+    hierarchies = mapping_arg(hierarchies, name, "hierarchies")
+    numeric = column_list(numeric, name, "numeric")
     cols = resolve_columns(original, masked, columns, name)
     check_named(list(hierarchies) + numeric, cols, name, "hierarchies/numeric name")
-    weights = dict(weights or {})
+    weights = mapping_arg(weights, name, "weights")
     if len(masked) == 0:
         raise MeasureError(f"{name}: the masked file has no records")
     out = {}

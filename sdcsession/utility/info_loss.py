@@ -350,6 +350,9 @@ def info_loss(original: pd.DataFrame, swapped: pd.DataFrame,
     all_names = (*names, *custom)
     needed = list(dict.fromkeys(c for t in specs for c in t))
     if household is not None:
+        if isinstance(household, (bool, np.bool_)) or not isinstance(household, Hashable):
+            raise ParameterError(f"info_loss: household must be a column name or None, got "
+                                 f"{type(household).__name__}")
         needed.append(household)
     for df, which in ((original, "original"), (swapped, "swapped")):
         absent = [c for c in dict.fromkeys(needed) if c not in df.columns]

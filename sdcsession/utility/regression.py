@@ -28,7 +28,6 @@ Example
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Hashable
 from typing import Any
 
@@ -38,6 +37,7 @@ import pandas as pd
 
 from ..errors import MeasureError, ParameterError
 from ..formula import Design, Formula, build_design, model_matrix, parse_formula
+from ..methods.params import check_number
 from ._align import check_frame, check_frames
 from .benchmark.indicators import ci_overlap
 
@@ -191,16 +191,14 @@ def compare_regression(
     >>> r.coefficients[["term", "coef_original", "coef_masked"]].round(9).values.tolist()
     [['Intercept', 1.0, 1.0], ['x', 2.0, 3.0]]
     """
-    if model not in MODELS:
+    if not isinstance(model, str) or model not in MODELS:
         raise ParameterError(f"model: expected one of {MODELS}, got {model!r}")
-    if (not isinstance(level, numbers.Real) or isinstance(level, bool)
-            or not (0 < float(level) < 1)):
-        raise ParameterError(f"level: expected a probability in (0, 1), got {level!r}")
+    check_number("level", level, 0, 1, lo_open=True, hi_open=True)
     parsed = parse_formula(formula)
     check_frames(original, masked, "compare_regression")
     for name, d in (("original", original), ("masked", masked)):
         if weight is not None:
-            if weight not in d.columns:
+            if not isinstance(weight, Hashable) or weight not in d.columns:
                 raise MeasureError(f"weight: column {weight!r} not in the {name} data")
             wv = d[weight]
             if not pd.api.types.is_numeric_dtype(wv.dtype) or wv.isna().any() or (wv < 0).any():

@@ -88,7 +88,8 @@ def test_default_unchanged_and_int_columns():
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    ({"p": 5, "r0": 0.9}, "only one of p, r0 and k0"),
+    ({"p": 10, "r0": 0.9}, "only one of p, r0 and k0"),  # p=5 is the default: gives way
+    ({"p": None}, r"p \(a percentage\): expected a number in \(0, 100\] \(default 5\)"),
     ({"r0": 1.0}, "r0: expected"),
     ({"r0": -0.1}, "r0: expected"),
     ({"k0": 0}, "k0: expected"),

@@ -55,19 +55,27 @@ __all__ = ["group_extremes", "rank_range", "check_rank_options"]
 
 def check_rank_options(p: Any, r0: Any, k0: Any, top: Any, bottom: Any
                        ) -> tuple[float | None, float | None, float | None, float, float]:
-    """Validated ``(p, r0, k0, top, bottom)``: at most one of p, r0, k0 (none: ``p = 5``);
-    ``p`` in (0, 100], ``r0`` in [0, 1), ``k0`` > 0, ``top`` and ``bottom`` in [0, 100) with
-    ``top + bottom < 100``. Raises `ParameterError` naming the parameter.
+    """Validated ``(p, r0, k0, top, bottom)``: one of p, r0, k0 sets the rank range. ``p`` (a
+    percentage in (0, 100], default 5) is used unless ``r0`` or ``k0`` is given; with one of them
+    ``p`` stays at its default 5 (or None) and is returned as None. ``r0`` in [0, 1), ``k0`` > 0,
+    ``top`` and ``bottom`` in [0, 100) with ``top + bottom < 100``. Raises `ParameterError`
+    naming the parameter (``p=None`` without r0 or k0 among them).
 
-    >>> check_rank_options(None, 0.9, None, 5, 5)
+    >>> check_rank_options(5.0, 0.9, None, 5, 5)
     (None, 0.9, None, 5.0, 5.0)
     """
-    given = [name for name, v in (("p", p), ("r0", r0), ("k0", k0)) if v is not None]
-    if len(given) > 1:
+    moore = [name for name, v in (("r0", r0), ("k0", k0)) if v is not None]
+    if moore and p is not None and not (
+            not isinstance(p, (bool, np.bool_)) and isinstance(p, (int, float)) and p == 5):
+        moore.insert(0, "p")
+    if len(moore) > 1:
         raise ParameterError(f"rank_swap: give only one of p, r0 and k0 (they all set the rank "
-                             f"range), got {given}")
-    if p is None and r0 is None and k0 is None:
-        p = 5.0
+                             f"range), got {moore}")
+    if moore:
+        p = None
+    elif p is None:
+        raise ParameterError("p (a percentage): expected a number in (0, 100] (default 5), or "
+                             "r0 / k0 instead, got None")
     out_p = None if p is None else check_number("p (a percentage)", p, 0, 100, lo_open=True)
     out_r0 = None if r0 is None else check_number("r0", r0, 0, 1, hi_open=True)
     out_k0 = None if k0 is None else check_number("k0", k0, 0, lo_open=True)

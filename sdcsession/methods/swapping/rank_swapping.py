@@ -97,13 +97,13 @@ def _restore(values: np.ndarray, like: pd.Series) -> pd.Series:
 
 
 def rank_swap(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
-              p: float | None = None, top: float = 0.0, bottom: float = 0.0,
+              p: float | None = 5.0, top: float = 0.0, bottom: float = 0.0,
               r0: float | None = None, k0: float | None = None,
               rng: np.random.Generator) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Rank-swap each of ``columns`` within a rank range (see the module docstring).
 
-    The rank range is ``p`` percent of the observed values, or derived from Moore's ``r0`` or
-    ``k0`` (give at most one; none: ``p = 5``); ``top`` / ``bottom`` percent of the largest /
+    The rank range is ``p`` percent of the observed values (default 5), or derived from Moore's
+    ``r0`` or ``k0`` (``p`` gives way to them); ``top`` / ``bottom`` percent of the largest /
     smallest values are replaced by their group mean and not swapped (see
     `sdcsession.methods.swapping.rank_swap_criteria`).
 
@@ -153,9 +153,9 @@ def rank_swap(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
 class RankSwap(Treatment):
     """Rank swapping treatment (tag ``"rank_swap"``); see `rank_swap`.
 
-    Parameters: ``columns``; one of ``p`` (percent of the observed values), ``r0`` or ``k0``
-    (Moore's criteria; none given: ``p = 5``); ``top`` / ``bottom`` percent grouped by their
-    mean before swapping. The step's generator drives the pairing, so ``seed`` in the session
+    Parameters: ``columns``; one of ``p`` (percent of the observed values, default 5), ``r0``
+    or ``k0`` (Moore's criteria; ``p`` gives way to them); ``top`` / ``bottom`` percent grouped
+    by their mean before swapping. The step's generator drives the pairing, so ``seed`` in the session
     method is honoured.
 
     >>> RankSwap(["income"], p=5).to_dict()
@@ -166,7 +166,7 @@ class RankSwap(Treatment):
     random: ClassVar[bool] = True
 
     columns: tuple[str, ...] = attrs.field(converter=lambda v: _names(v, "columns"))
-    p: float | None = attrs.field(default=None)
+    p: float | None = attrs.field(default=5.0)
     top: float = attrs.field(default=0.0)
     bottom: float = attrs.field(default=0.0)
     r0: float | None = attrs.field(default=None)

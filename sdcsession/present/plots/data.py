@@ -43,8 +43,10 @@ def distributions(*items: Any, column: str, kind: str = "hist", original: bool =
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['data 1', 'noisy']
     """
-    if kind not in ("hist", "kde", "box"):
-        raise ParameterError(f"kind: expected 'hist', 'kde' or 'box', got {kind!r}")
+    if not isinstance(kind, str) or kind not in ("hist", "kde", "box"):
+        raise ParameterError(f"kind: expected 'hist', 'kde' or 'box', got {kind!r:.40}")
+    if not isinstance(column, str):
+        raise ParameterError(f"column: expected a column name, got {column!r:.40}")
     frames, has_orig = _frames(items, original)
     vals = []
     for name, df in frames:
@@ -144,8 +146,10 @@ def mosaic(*items: Any, columns: str | Sequence[str], original: bool = True,
             max_columns < 1:
         raise ParameterError(f"max_columns: expected a whole number >= 1, got {max_columns!r}")
 
-    cols = [columns] if isinstance(columns, str) else list(columns)
-    if not 1 <= len(cols) <= 2:
+    cols = [columns] if isinstance(columns, str) else list(columns) \
+        if isinstance(columns, (list, tuple)) else []
+    if not 1 <= len(cols) <= 2 or not all(isinstance(c, str) for c in cols) \
+            or len(set(cols)) < len(cols):
         raise ParameterError(f"columns: expected one or two categorical variables, got {cols}")
     frames, has_orig = _frames(items, original)
     miss = "(missing)"

@@ -177,11 +177,17 @@ def check_seed(seed: Any) -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
-def check_count(value: Any, what: str, minimum: int = 1) -> int:
-    """``value`` as an int >= ``minimum``; `ParameterError` otherwise."""
+#: the most attacks (predicates, targets) one call may ask for: larger requests are refused
+#: before anything is drawn
+MAX_COUNT = 10_000_000
+
+
+def check_count(value: Any, what: str, minimum: int = 1, maximum: int = MAX_COUNT) -> int:
+    """``value`` as an int in [``minimum``, ``maximum``]; `ParameterError` otherwise."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-            or value < minimum:
-        raise ParameterError(f"{what}: expected a whole number >= {minimum}, got {value!r}")
+            or not minimum <= value <= maximum:
+        raise ParameterError(f"{what}: expected a whole number in [{minimum}, {maximum:,}], "
+                             f"got {value!r:.40}")
     return int(value)
 
 
@@ -212,6 +218,9 @@ def check_inputs(original: Any, release: Any, control: Any, columns: Sequence[st
     else:
         if isinstance(columns, str):
             columns = [columns]
+        if not isinstance(columns, (list, tuple)):
+            raise ParameterError(f"{what}: columns: expected a list of column names, got "
+                                 f"{type(columns).__name__}")
         cols = list(columns)
         if not cols or not all(isinstance(x, str) for x in cols) or len(set(cols)) != len(cols):
             raise ParameterError(f"{what}: columns: expected distinct column names, got "

@@ -91,7 +91,7 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame,
     >>> r.attack_rate > r.control_rate
     True
     """
-    if mode not in ("multivariate", "univariate"):
+    if not isinstance(mode, str) or mode not in ("multivariate", "univariate"):
         raise ParameterError(f"mode: expected 'multivariate' or 'univariate', got {mode!r}")
     n_attacks = check_count(n_attacks, "n_attacks")
     n_cols = check_count(n_cols, "n_cols")

@@ -61,7 +61,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import MeasureError, ParameterError, SdcWarning
-from .._codes import as_keys, check_columns, check_flag, check_frame
+from .._codes import as_keys, check_columns, check_flag, check_frame, check_number
 
 __all__ = ["LinkageResult", "record_linkage"]
 
@@ -384,7 +384,7 @@ def record_linkage(
     if not isinstance(assignment, str) or assignment not in _ASSIGNMENTS:
         raise ParameterError(
             f"assignment: expected one of {list(_ASSIGNMENTS)}, got {assignment!r}")
-    if isinstance(tol, bool) or not isinstance(tol, Real) or not (tol >= 0 and np.isfinite(tol)):
+    if not check_number(tol, "tol", "a finite number >= 0") >= 0:
         raise ParameterError(f"tol: expected a finite number >= 0, got {tol!r}")
     if not isinstance(na_action, str) or na_action not in _NA_ACTIONS:
         raise ParameterError(f"na_action: expected one of {list(_NA_ACTIONS)}, got {na_action!r}")

@@ -69,7 +69,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from numbers import Real
 
 import attrs
 import numpy as np
@@ -78,7 +77,7 @@ import pandas as pd
 from ...errors import MeasureError, ParameterError, SdcWarning
 from ...formula import build_design, parse_formula
 from ...formula.nodes import Cat, Column, Formula, Ident
-from .._codes import check_frame, encode_column, weights_of
+from .._codes import check_frame, check_number, encode_column, weights_of
 from ._loglinear import fit_ipf, fit_poisson
 
 __all__ = ["ModelRisk", "model_risk", "METHODS", "MAX_CELLS"]
@@ -152,10 +151,12 @@ def _check_method(method: object) -> str:
 def _check_bound(bound: object) -> float:
     if bound is None:
         return math.inf
-    if isinstance(bound, bool) or not isinstance(bound, Real) or not float(bound) >= 1:
+    b = check_number(bound, "bound", "a number >= 1 (cells with more records are left out of "
+                     "the denominator) or None", finite=False)
+    if not b >= 1:
         raise ParameterError(f"bound: expected a number >= 1 (cells with more records are left "
                              f"out of the denominator) or None, got {bound!r}")
-    return float(bound)
+    return b
 
 
 def _free_name(base: str, taken: set[str]) -> str:

@@ -108,17 +108,22 @@ def val_table(data: pd.DataFrame,
     if not isinstance(data, pd.DataFrame):
         raise ParameterError(f"val_table: data must be a pandas DataFrame, got "
                              f"{type(data).__name__}")
-    if isinstance(methods, str):
-        methods = [methods]
-    methods = list(methods)
-    if not methods or len(set(methods)) != len(methods):
-        raise ParameterError("val_table: methods: expected one or more distinct method names")
+    from ...methods.params import check_int, check_number, param_names
+
+    methods = list(param_names(methods, "methods", required=True))
     specs = [_method(m) for m in methods]
+    k = check_int("k", k, 1)
+    if not isinstance(aggregate, str):
+        raise ParameterError(f"aggregate: expected the name of a group value ('mean', "
+                             f"'median', ...), got {aggregate!r:.40}")
+    noise = check_number("noise", noise, 0)
+    p = check_number("p (a percentage)", p, 0, 100, lo_open=True)
+    seed = check_int("seed", seed, 0)
     if columns is None:
         cols = [c for c in data.columns if pd.api.types.is_numeric_dtype(data[c])
                 and not pd.api.types.is_bool_dtype(data[c])]
     else:
-        cols = [columns] if isinstance(columns, str) else list(columns)
+        cols = [columns] if isinstance(columns, str) else list(param_names(columns, "columns"))
     if not cols:
         raise ParameterError("val_table: no numeric columns to compare")
     rows = []

@@ -67,11 +67,12 @@ class SwappingMethods:
     def apply(self, treatment: Any, *, seed: int | None = None) -> Any:  # pragma: no cover
         raise NotImplementedError
 
-    def rank_swap(self, columns: Iterable[str] | str, *, p: float | None = None,
+    def rank_swap(self, columns: Iterable[str] | str, *, p: float = 5.0,
                   top: float = 0.0, bottom: float = 0.0, r0: float | None = None,
                   k0: float | None = None, seed: int | None = None) -> Any:
-        """Rank swapping within ``p`` % of the rank range (Moore 1996), or within the range
-        Moore's ``r0`` / ``k0`` allow; ``top`` / ``bottom`` percent grouped by their mean first;
+        """Rank swapping within ``p`` % of the rank range (Moore 1996; default 5), or within the
+        range Moore's ``r0`` / ``k0`` allow (``p`` left at its default then); ``top`` /
+        ``bottom`` percent grouped by their mean first;
         ``seed``: the step's seed (default: derived from the session seed). See `RankSwap`."""
         return self.apply(_build("rank_swap", columns=columns, p=p, top=top, bottom=bottom,
                                  r0=r0, k0=k0), seed=seed)

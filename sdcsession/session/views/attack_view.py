@@ -98,8 +98,18 @@ def _groups(state: State, columns: list[str]) -> tuple[list[str], list[str]]:
     return columns[:h], columns[h:]
 
 
+def _names(value: Any, what: str) -> list[str]:
+    """Column names given to an attack (a name or a list of names), or `ParameterError`."""
+    from ...methods.params import param_names
+
+    return list(param_names(_listed(value), what))
+
+
 def _secret(state: State, secret: str | None) -> str:
     if secret is not None:
+        if not isinstance(secret, str):
+            raise ParameterError(f"secret: expected the name of the column the attacker "
+                                 f"guesses, got {type(secret).__name__}")
         return secret
     sens = [c for c in state.original_roles.sensitive if c in state.data.columns]
     if not sens:
@@ -123,8 +133,14 @@ class AttackView:
         ``attacks``: names from ``ATTACKS``; inference is left out when the session has no
         sensitive variable. Defaults as in the module docstring; each attack is cached.
         """
-        names = [attacks] if isinstance(attacks, str) else list(attacks)
-        bad = [a for a in names if a not in ATTACKS]
+        if isinstance(attacks, str):
+            names = [attacks]
+        elif isinstance(attacks, (list, tuple)):
+            names = list(attacks)
+        else:
+            raise ParameterError(f"attacks: expected names from {ATTACKS}, got "
+                                 f"{type(attacks).__name__}")
+        bad = [a for a in names if not isinstance(a, str) or a not in ATTACKS]
         if bad or not names:
             raise ParameterError(f"attacks: expected names from {ATTACKS}, got {attacks!r}")
         rows = []
@@ -188,8 +204,10 @@ def _so(state: State, control: Any = None, columns: Any = None, n_attacks: int =
         n_cols: int = 3, mode: str = "multivariate", seed: int = 0,
         confidence: float = 0.95) -> Any:
     from ...risk.attacks import singling_out
+    from ...risk.attacks._common import check_count
 
-    cols = _role_columns(state) if columns is None else _listed(columns)
+    cols = _role_columns(state) if columns is None else _names(columns, "columns")
+    n_cols = check_count(n_cols, "n_cols")  # more columns than the session has: all of them
     return singling_out(state.original, state.data, _data(control), columns=cols,
                         n_attacks=n_attacks, n_cols=min(n_cols, len(cols)), mode=mode,
                         seed=seed, confidence=confidence)

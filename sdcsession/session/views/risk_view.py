@@ -101,7 +101,7 @@ class RiskSummary:
         return self._state.measure("k_violations", k=k, weighted=bool(weighted),
                                    alpha=self.alpha)
 
-    def unsafe_combinations(self, k: int = 3, max_dim: int | None = None) -> pd.DataFrame:
+    def unsafe_combinations(self, k: float = 3, max_dim: int | None = None) -> pd.DataFrame:
         """μ-ARGUS-style table of key combinations (up to ``max_dim`` variables) rarer than k."""
         return self._state.measure("unsafe_combinations", k=k, max_dim=max_dim)
 
@@ -354,7 +354,7 @@ def _population_uniques(state: State, method: str = "dankar") -> Any:
 
 
 @register("unsafe_combinations", "key combinations rarer than k, by dimension (mu-ARGUS style)")
-def _unsafe(state: State, k: int = 3, max_dim: int | None = None) -> pd.DataFrame:
+def _unsafe(state: State, k: float = 3, max_dim: int | None = None) -> pd.DataFrame:
     from ...risk import unsafe_combinations
 
     return unsafe_combinations(state.data, list(state.roles.keys), k=k, max_dim=max_dim)
@@ -387,7 +387,9 @@ def _linkage(state: State, distance: str = "euclidean", assignment: str = "optim
     if variables is None:  # numeric in both files, observed at least twice in each
         cols = numeric_columns(state.original, state.data, state.roles.numeric, observed=True)
     else:
-        cols = list(variables)
+        from ...methods.params import param_names
+
+        cols = list(param_names(variables, "variables"))
     if not cols:
         raise ParameterError("variables: the session has no numeric variables (numbers observed "
                              "in the original and now); name some")

@@ -91,7 +91,7 @@ class TablesView:
         table = tabulate(data, rows, columns, by=by, keys=keys, modulus=info["modulus"],
                          value=value, weights=weights, method=method, ptable=ptable,
                          threshold=threshold, margins=margins, empty=empty,
-                         rules=dict(rules) if rules is not None else None, top_k=top_k,
+                         rules=dict(rules) if isinstance(rules, Mapping) else rules, top_k=top_k,
                          share=share, epsilon=epsilon, mu_c=mu_c, noise=noise, total=total)
         log = getattr(self._tree, "tabulations", None)  # type: ignore[attr-defined]
         if log is None:

@@ -131,6 +131,8 @@ class UtilitySummary:
         >>> s.utility.score().total
         0.0
         """
+        if not isinstance(weights, (list, tuple, np.ndarray)):
+            raise ParameterError(f"weights: expected three numbers, got {weights!r:.40}")
         return self.measure("utility_score", keys=_cols(self._state, "keys"),
                             numeric=_cols(self._state, "numeric"), weights=tuple(weights))
 
@@ -140,6 +142,8 @@ class UtilitySummary:
 
         See `sdcsession.utility.available_measures`.
         """
+        if not isinstance(name, str):
+            raise ParameterError(f"name: expected the name of a catalogue measure, got {name!r:.40}")
         return self._m("utility.catalogue", name=name, params=params)
 
     def ebil(self, column: str) -> float:
@@ -150,6 +154,8 @@ class UtilitySummary:
         """
         from ...utility.entropy import ebil
 
+        if not isinstance(column, str):
+            raise ParameterError(f"column: expected a column name, got {column!r:.40}")
         step = self._step
         matrix = None
         while step is not None:
@@ -288,7 +294,6 @@ class UtilitySummary:
                 + (f"\n  suppressions per key: {per}" if per else ""))
 
 
-
 def _pair(state: State, role: str, observed: bool = False
           ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     cols = _cols(state, role)
@@ -403,28 +408,31 @@ def _catalogue(state: State, name: str, params: Any) -> Any:
 @register("utility.benchmark", "benchmark indicators with CIs, original vs masked", kind="utility")
 def _bench(state: State, indicators: Any, by: Any = None, **kw: Any) -> pd.DataFrame:
     from ...utility.benchmark.indicators import compare_indicators
+    from .attack_view import _listed  # lists back from tuples
 
     r = state.original_roles
-    return compare_indicators(state.original, state.data, list(indicators) if not isinstance(
-        indicators, str) else indicators, weight=r.weight, household=r.household, by=by, **kw)
+    return compare_indicators(state.original, state.data, _listed(indicators),
+                              weight=r.weight, household=r.household, by=_listed(by),
+                              **{k: _listed(v) for k, v in kw.items()})
 
 
 @register("utility.regression", "regression comparison, original vs masked", kind="utility")
 def _regr(state: State, formula: str, model: str = "ols", level: float = 0.95) -> Any:
     from ...utility.regression import compare_regression
 
-    w = state.original_roles.weight if model != "ols" else None
+    w = state.original_roles.weight if isinstance(model, str) and model != "ols" else None
     return compare_regression(state.original, state.data, formula, model=model, weight=w,
                               level=level)
 
 
 @register("utility.gdu", "global data utility model", kind="utility")
 def _gdu_measure(state: State, types: Any = None, columns: Any = None, **kw: Any) -> Any:
+    from ...methods.params import param_names
     from ...utility.gdu.model import gdu
 
     if columns is None:
         columns = _cols(state, "keys") + _cols(state, "numeric") + _cols(state, "sensitive")
-    return gdu(state.original, state.data, types, columns=list(columns),
+    return gdu(state.original, state.data, types, columns=list(param_names(columns, "columns")),
                cache=gdu_cache(state.original), **kw)
 
 
@@ -432,6 +440,7 @@ def _gdu_measure(state: State, types: Any = None, columns: Any = None, **kw: Any
           kind="utility")
 def _ml(state: State, target: Any = None, features: Any = None, task: str = "auto",
         model: str = "random_forest", test_size: float = 0.3, seed: int = 0) -> Any:
+    from ...methods.params import param_names
     from ...utility.ml import model_utility
 
     r = state.original_roles
@@ -443,7 +452,8 @@ def _ml(state: State, target: Any = None, features: Any = None, task: str = "aut
             raise ParameterError("target: name the column to predict (the session has no "
                                  "sensitive or key variable)")
         target = cands[0]
-    feats = [c for c in both if c != target] if features is None else list(features)
+    feats = [c for c in both if c != target] if features is None else \
+        list(param_names(features, "features"))
     return model_utility(state.original, state.data, target=target, features=feats, task=task,
                          model=model, test_size=test_size, seed=seed)
 

@@ -162,15 +162,22 @@ def _indicator_ci(data, indicator, *, weight, household, by, method, n_boot, lev
     from scipy import stats
 
     ind = Indicator.parse(indicator)
-    if method not in ("bootstrap", "normal"):
+    if not isinstance(method, str) or method not in ("bootstrap", "normal"):
         raise ParameterError(f"method: expected 'bootstrap' or 'normal', got {method!r}")
-    check_number(level, "level", "a probability in (0, 1)")
+    level = check_number(level, "level", "a probability in (0, 1)")
     check_flag(na_rm, "na_rm")
     if not (0 < level < 1):
         raise ParameterError(f"level: expected a probability in (0, 1), got {level!r}")
     if (not isinstance(n_boot, (int, np.integer)) or isinstance(n_boot, bool) or n_boot < 2
             or n_boot > 10**7):
         raise ParameterError(f"n_boot: expected an integer in [2, 10**7], got {n_boot!r}")
+    if calibrate is not None:
+        from ...methods.params import param_names
+
+        calibrate = list(param_names(calibrate, "calibrate"))
+    if labels is not None and not isinstance(labels, pd.Index):
+        raise ParameterError(f"labels: expected a pandas Index of group labels or None, got "
+                             f"{type(labels).__name__}")
     cols, w, codes, labels, clusters = _frame_inputs(data, ind, weight, by, household, na_rm, labels)
     G = 0 if labels is None else len(labels)
     est = _evaluate(ind, cols, w, codes, G)
@@ -316,6 +323,12 @@ def compare_indicators(
                              f"them, got {type(indicators).__name__}")
     if not isinstance(masked, pd.DataFrame):
         raise MeasureError(f"masked: expected a DataFrame, got {type(masked).__name__}")
+    if calibrate is not None:
+        from ...methods.params import param_names
+
+        calibrate = list(param_names(calibrate, "calibrate"))
+    if not isinstance(method, str) or method not in ("bootstrap", "normal"):
+        raise ParameterError(f"method: expected 'bootstrap' or 'normal', got {method!r:.40}")
     rows = []
     parsed = [Indicator.parse(spec) for spec in indicators]
     boot = [method == "bootstrap" or bool(calibrate) or ind.stat not in ("mean", "total", "ratio")

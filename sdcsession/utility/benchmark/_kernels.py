@@ -64,7 +64,17 @@ def _groups(by: Any, n: int) -> tuple[np.ndarray, pd.Index] | None:
     """Breakdown as integer codes 0..G-1 and the group labels (sorted)."""
     if by is None:
         return None
-    s = by if isinstance(by, pd.Series) else pd.Series(np.asarray(by))
+    if isinstance(by, pd.Series):
+        s = by
+    else:
+        try:
+            arr = np.asarray(by)
+        except (ValueError, TypeError):
+            arr = np.empty((0, 0))
+        if arr.ndim != 1:
+            raise MeasureError(f"by: expected one group label per value (one-dimensional), got "
+                               f"{arr.ndim} dimension(s)")
+        s = pd.Series(arr)
     if len(s) != n:
         raise MeasureError(f"by: length {len(s)} differs from the values' length {n}")
     if s.isna().any():

@@ -78,7 +78,7 @@ class _Prep:
     __slots__ = ("co", "cm", "size", "keep_o", "keep_m", "shift", "enc")
 
     def __init__(self, enc: EncodedPair, missing: Missing):
-        if missing not in ("category", "drop"):
+        if not isinstance(missing, str) or missing not in ("category", "drop"):
             raise ParameterError(f"missing: expected 'category' or 'drop', got {missing!r}")
         self.enc = enc
         self.keep_o = self.keep_m = None
@@ -216,7 +216,7 @@ def _ut(tab: _Tables) -> float:
 def _ut2(tab: _Tables, zero_cells: str, measure: str) -> float:
     pos = tab.t_o > 0
     bad = (~pos) & (tab.t_m > 0)
-    if zero_cells not in ("exclude", "error"):
+    if not isinstance(zero_cells, str) or zero_cells not in ("exclude", "error"):
         raise ParameterError(f"zero_cells: expected 'exclude' or 'error', got {zero_cells!r}")
     if zero_cells == "error" and bad.any():
         raise MeasureError(
@@ -313,6 +313,8 @@ def aad(
 
 def _hellinger(tab: _Tables, scale: str) -> float:
     a, b = tab.t_o, tab.t_m
+    if not isinstance(scale, str):
+        raise ParameterError(f"scale: expected 'proportion' or 'count', got {scale!r:.40}")
     if scale == "proportion":
         so, sm = a.sum(), b.sum()
         if so <= 0 or sm <= 0:

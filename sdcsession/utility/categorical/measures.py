@@ -43,6 +43,7 @@ from .._align import (
     check_named,
     encode_pair,
     is_numeric_column,
+    mapping_arg,
     paired,
     resolve_columns,
 )
@@ -214,7 +215,7 @@ def direct_distance(
     check_frames(original, masked, name)
     cols = resolve_columns(original, masked, columns, name)
     masked = paired(original, masked, name)
-    scales = dict(scales or {})
+    scales = mapping_arg(scales, name, "scales")
     check_named(scales, cols, name, "scales names")
     out = {}
     for c in cols:

@@ -26,7 +26,7 @@ import pandas as pd
 
 from ...errors import MeasureError, ParameterError
 from ...risk._codes import check_number
-from .._align import numeric_matrix, paired
+from .._align import column_list, numeric_matrix, paired
 from ._numeric import _complete, _numeric_cols, _sd_checked
 
 __all__ = ["discrepancy_table"]
@@ -85,11 +85,12 @@ def discrepancy_table(
     """
     name = "discrepancy_table"
     known = ("X", "X_mean", "V", "S", "R", "RF", "C", "F")
-    stats = list(statistics)
-    bad = [s for s in stats if s not in known]
-    if bad:
+    stats = column_list(statistics, name, "statistics")
+    bad = [s for s in stats if not isinstance(s, str) or s not in known]
+    if bad or not stats:
         raise ParameterError(f"{name}: unknown statistics {bad}; known: {list(known)}")
-    if component_weights not in ("variance", "equal"):
+    if not isinstance(component_weights, str) or component_weights not in ("variance",
+                                                                            "equal"):
         raise ParameterError(f"component_weights: expected 'variance' or 'equal', got "
                              f"{component_weights!r}")
     if trottini_bound is not None:

@@ -139,7 +139,7 @@ def il1(
     125.0
     """
     name = "il1"
-    if zeros not in ("error", "skip"):
+    if not isinstance(zeros, str) or zeros not in ("error", "skip"):
         raise ParameterError(f"zeros: expected 'error' or 'skip', got {zeros!r}")
     cols = _numeric_cols(original, masked, columns, name)
     masked = paired(original, masked, name)

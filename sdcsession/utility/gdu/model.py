@@ -213,8 +213,26 @@ def gdu(
         rec_map: dict[str, Any] = {}
     elif isinstance(recoded, Mapping):
         rec_map = dict(recoded)
+    elif isinstance(recoded, (str, list, tuple)):
+        rec_map = {c: None for c in column_list(recoded, "gdu", "recoded")}
     else:
-        rec_map = {c: None for c in recoded}
+        raise ParameterError(f"recoded: expected a list of column names or a mapping "
+                             f"{{column: recoding}}, got {type(recoded).__name__}")
+    if isinstance(recode_variant, Mapping):
+        bad_v = {c: v for c, v in recode_variant.items()
+                 if not isinstance(v, str) or v not in RECODE_VARIANTS}
+    else:
+        bad_v = {} if isinstance(recode_variant, str) and recode_variant in RECODE_VARIANTS \
+            else {"": recode_variant}
+    if bad_v:
+        raise ParameterError(f"recode_variant: expected one of {RECODE_VARIANTS} (or a mapping "
+                             f"{{column: variant}}), got {next(iter(bad_v.values()))!r:.40}")
+    if weights is not None and not isinstance(weights, Mapping):
+        raise ParameterError(f"weights: expected a mapping {{column: weight}}, got "
+                             f"{type(weights).__name__}")
+    if cache is not None and not isinstance(cache, MutableMapping):
+        raise ParameterError(f"cache: expected a dict kept between calls or None, got "
+                             f"{type(cache).__name__}")
     for c in rec_map:
         if c not in cols:
             raise MeasureError(f"recoded: unknown column {c!r}")
@@ -223,7 +241,8 @@ def gdu(
         for c, w in weights.items():
             if c not in wts:
                 raise MeasureError(f"weights: unknown column {c!r}")
-            if not (isinstance(w, (int, float)) and w >= 0 and math.isfinite(w)):
+            if not (isinstance(w, (int, float, np.integer, np.floating))
+                    and not isinstance(w, (bool, np.bool_)) and w >= 0 and math.isfinite(w)):
                 raise ParameterError(f"weights[{c!r}]: expected a finite number >= 0, got {w!r}")
             wts[c] = float(w)
         if sum(wts.values()) <= 0:
