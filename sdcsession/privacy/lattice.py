@@ -349,7 +349,7 @@ def search(data: pd.DataFrame, hierarchies: Mapping[Hashable, Hierarchy],
     {'zip': 1}
     """
     search = check_choice("search", search, ("optimal", "heuristic"))
-    if baseline not in BASELINES:
+    if baseline is not None and not (isinstance(baseline, str) and baseline in BASELINES):
         raise ParameterError(f"baseline: expected 'datafly' or None, got {baseline!r:.40}")
     if engine is not None and not isinstance(engine, Engine):
         raise ParameterError(f"engine: expected None or an Engine, got {type(engine).__name__}")

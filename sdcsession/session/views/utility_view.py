@@ -9,10 +9,9 @@ the roles:
   the correlation discrepancy (mean absolute difference of the correlation matrices);
 * all role variables: Młodak's λ overall.
 
-Missing values in numeric variables: each measure applies its own rule (see the measure and
-docs/concepts/utility.md, "Missing values, measure by measure"); IL1s counts every numeric
-variable as sdcMicro does, the multivariate measures (eigenvalues, γ, correlation discrepancy)
-leave out a variable with fewer than two observed values in either file.
+Missing values in numeric variables: each measure applies its own rule (docs/concepts/utility.md,
+"Missing values, measure by measure"); IL1s counts every numeric variable as sdcMicro does, the
+multivariate measures leave out a variable with fewer than two observed values in either file.
 
 ``measure(name, **params)`` runs any measure of the catalogue
 (`sdcsession.utility.available_measures`) on (original, current) and caches it.
@@ -34,6 +33,8 @@ import numpy as np
 import pandas as pd
 
 from ...errors import MeasureError, ParameterError
+from ...methods.params import param_names
+from ...risk._codes import check_flag
 from ..formatting import fmt
 from ..measures import register
 from ..per_original import by_column, gdu_cache, on_unchanged
@@ -180,11 +181,9 @@ class UtilitySummary:
 
         Missing values: refused (MeasureError) unless ``na_rm=True``, which drops the records
         missing a variable of the indicator in each file (laeken's ``na.rm``)."""
-        if not isinstance(na_rm, (bool, np.bool_)):
-            raise ParameterError(f"na_rm: expected True or False, got {na_rm!r}")
         return self._m("utility.benchmark", indicators=indicators, by=by, method=method,
                        n_boot=n_boot, level=level, seed=seed, calibrate=calibrate,
-                       na_rm=bool(na_rm))
+                       na_rm=check_flag(na_rm, "na_rm"))
 
     def regression(self, formula: str, *, model: str = "ols", level: float = 0.95) -> Any:
         """The same regression on original and current data
@@ -287,8 +286,7 @@ class UtilitySummary:
     def __repr__(self) -> str:
         rows = self.summary_rows()
         w = max(len(a) for a, _ in rows)
-        sup = self.suppressions
-        per = ", ".join(f"{k}: {int(v)}" for k, v in sup["suppressions"].items())
+        per = ", ".join(f"{k}: {int(v)}" for k, v in self.suppressions["suppressions"].items())
         return ("Information loss vs the original\n"
                 + "\n".join(f"  {a:<{w}}  {b}" for a, b in rows)
                 + (f"\n  suppressions per key: {per}" if per else ""))
@@ -427,7 +425,6 @@ def _regr(state: State, formula: str, model: str = "ols", level: float = 0.95) -
 
 @register("utility.gdu", "global data utility model", kind="utility")
 def _gdu_measure(state: State, types: Any = None, columns: Any = None, **kw: Any) -> Any:
-    from ...methods.params import param_names
     from ...utility.gdu.model import gdu
 
     if columns is None:
@@ -440,7 +437,6 @@ def _gdu_measure(state: State, types: Any = None, columns: Any = None, **kw: Any
           kind="utility")
 def _ml(state: State, target: Any = None, features: Any = None, task: str = "auto",
         model: str = "random_forest", test_size: float = 0.3, seed: int = 0) -> Any:
-    from ...methods.params import param_names
     from ...utility.ml import model_utility
 
     r = state.original_roles

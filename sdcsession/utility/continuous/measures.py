@@ -247,6 +247,7 @@ def eigen_difference(
     """
     name = "eigen_difference"
     check_flag(robust, "robust")
+    _check_cache(cache)
     cols = _numeric_cols(original, masked, columns, name)
     seed = check_seed(seed, name)
     key = (name, tuple(cols), robust, seed)
@@ -365,6 +366,7 @@ def il_correl(
     check_number(constant, "constant", "a positive number")
     if not (constant > 0):
         raise ParameterError(f"constant: expected a positive number, got {constant!r}")
+    _check_cache(cache)
     cols = _numeric_cols(original, masked, columns, name, min_columns=2)
     same = masked is original  # a state compared with its own original: same diagonal
     key = (name, tuple(cols))
@@ -380,3 +382,8 @@ def il_correl(
     dp = do if same else _inverse_diag(z, cols, name, "masked")
     g = np.sqrt(np.sum((do / np.sqrt(np.sum(do**2)) - dp / np.sqrt(np.sum(dp**2))) ** 2))
     return float(constant * g)
+
+
+def _check_cache(cache: object) -> None:
+    if cache is not None and not isinstance(cache, dict):
+        raise ParameterError(f"cache: expected None or a dict, got {type(cache).__name__}")
