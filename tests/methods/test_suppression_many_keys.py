@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcsession.methods.suppression import _search
+from sdcsession.methods.suppression import _core, _search
 from sdcsession.methods.suppression._counter import Counter
 from sdcsession.methods.suppression._many import greedy_key_sets
 from sdcsession.methods.suppression.local import local_suppression
@@ -38,6 +38,8 @@ def _census(n: int, cards: list[int], seed: int) -> pd.DataFrame:
 @pytest.fixture
 def exhaustive(monkeypatch):
     """Switch between the greedy (``False``) and the exhaustive (``True``) key-set search."""
+    monkeypatch.setattr(_core, "CLUSTER_KEYS", 99)  # the rounds, not the clustering
+
     def use(flag: bool) -> None:
         monkeypatch.setattr(_search, "EXACT_KEYS", 99 if flag else 11)
         monkeypatch.setattr(_search, "EXACT_WORK", 1 << 60 if flag else 0)
@@ -54,12 +56,13 @@ def test_greedy_reaches_k_anonymity(n, p, k, seed, miss):
     if miss:
         df = df.mask(rng.random(df.shape) < 0.05)
     keys = list(df.columns)
-    old_ek, old_ew = _search.EXACT_KEYS, _search.EXACT_WORK
-    _search.EXACT_KEYS, _search.EXACT_WORK = 11, 0  # the greedy on every fallback
+    old_ek, old_ew, old_ck = _search.EXACT_KEYS, _search.EXACT_WORK, _core.CLUSTER_KEYS
+    # the greedy on every fallback (the rounds, not the clustering)
+    _search.EXACT_KEYS, _search.EXACT_WORK, _core.CLUSTER_KEYS = 11, 0, 99
     try:
         out, notes = local_suppression(df, keys, k=k, progress=False)
     finally:
-        _search.EXACT_KEYS, _search.EXACT_WORK = old_ek, old_ew
+        _search.EXACT_KEYS, _search.EXACT_WORK, _core.CLUSTER_KEYS = old_ek, old_ew, old_ck
     assert notes["violations_after"] == 0
     assert k_violations(out, keys, k) == 0
     # only observed values are suppressed, and observed values are never changed

@@ -6,7 +6,8 @@
   threshold (sdcMicro ``localSupp``);
 - the k-anonymity engine (private): `_core` (the solver), `_counter` and `_bits_jit` (counting
   compatible records), `_search` (suppression rounds), `_many` (the greedy key-set search for
-  many keys), `_restore` (giving back suppressions),
+  many keys), `_cluster` (clustering of sorted records beyond 11 keys), `_restore` (giving back
+  suppressions),
   `_rows` (missing patterns), `_strata` (a k per stratum), `_args` (parameter checks), `_pool`.
 """
 

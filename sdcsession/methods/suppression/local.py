@@ -101,6 +101,15 @@ def local_suppression(
        so a more important key is suppressed only for records that the less important ones
        cannot protect ("suppressed last" taken literally; the total may be higher than without
        importance).
+       *More than 11 keys* (unit weights): the rounds are replaced by a clustering that is
+       k-anonymous by construction (module ``_cluster``): records sorted lexicographically on
+       their key codes (fewest categories first; with ``importance`` most important first),
+       cut into consecutive groups of k to 2k - 1 records at the cut points of least total
+       cost (exact dynamic programming, ``best(i) = min_s best(i - s) + cost(i - s, i)``),
+       each group keeping per key its most frequent value and suppressing the others. Cost
+       O(n p log n + n k^3 p), no frequency counting; restoration (step 2) follows up to
+       50,000 records, and up to 5,000 records the rounds run too and the solution with fewer
+       suppressions is kept.
     2. *Restoration.* Every suppression is tested for being no longer needed: the restored
        record must keep fk >= k and no record losing compatibility with it may be tight
        (fk - w < k). Accepted restorations (one per record and slice per round) update fk
