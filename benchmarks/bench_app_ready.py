@@ -91,7 +91,7 @@ def _load(context: object, url: str) -> float:
         page.wait_for_function(READY, timeout=120_000, polling=50)
     except Exception:
         text = page.inner_text("body") if page.query_selector("body") else ""
-        raise SystemExit(f"the page was not ready within 120 s; it shows:\n{text[:3000]}")
+        raise SystemExit(f"the page was not ready within 120 s; it shows:\n{text[:3000]}") from None
     took = time.perf_counter() - t0
     page.close(run_before_unload=True)
     return took

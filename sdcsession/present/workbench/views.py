@@ -74,7 +74,7 @@ class ViewsPanel:
             value=0.05, min=0.0, max=1.0, step=0.01, style={"description_width": "initial"},
             layout=w.Layout(width="360px"),
             description="Risky records above risk (0 to 1, default 0.05)")
-        self.show_button = w.Button(description="Show views", icon="eye",
+        self.show_button = w.Button(description="Show views",
                                     tooltip="compute the views for the current state")
         self.numeric = w.HTML()
         self.suppressions = w.HTML()
