@@ -101,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--idle-minutes", type=float, default=30.0,
                    help="stop a page's kernel after this many minutes without the page "
                         "(default 30)")
+    a.add_argument("--pool", type=int, default=1,
+                   help="warm kernels kept ready for the next page (within --max-kernels; "
+                        "0: each page starts its own; default 1)")
     return p
 
 
@@ -360,7 +363,7 @@ def cmd_app(args: argparse.Namespace) -> int:
         raise _BadInput(f"no data file {args.data!r}")
     return run_app(args.data, port=args.port, open_browser=not args.no_browser, seed=args.seed,
                    sep=args.sep, max_kernels=args.max_kernels, idle_minutes=args.idle_minutes,
-                   **roles)
+                   pool=args.pool, **roles)
 
 
 COMMANDS = {"demo": cmd_demo, "risk": cmd_risk, "run": cmd_run, "measure": cmd_measure,

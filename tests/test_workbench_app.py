@@ -1,6 +1,7 @@
 """The hardened app (``sdcsession app``) over HTTP, without a browser: the token printed at start is
-required, a foreign Host header is refused, kernels are capped, shut down when their page closes
-and culled when idle, and the data file's name never reaches the page as markup.
+required, a foreign Host header is refused, kernels (pages plus the warm pool) are capped, shut
+down when their page closes and culled when idle, and the data file's name never reaches the
+page as markup.
 
 Skipped with the reason when Voilà or ipywidgets is missing. Slow (each page load runs the app's
 notebook in a new kernel).
@@ -139,12 +140,12 @@ def test_token_and_loopback_host_are_required(capped_app: App) -> None:
     assert status == 302 and "/login" in headers["Location"]  # to the token form, no kernel
     status, _, _ = app.request("GET", "/?token=" + "x" * 32, token=False)
     assert status in (302, 403)
-    assert app.kernels() == 0
+    assert app.kernels() <= 1  # the warm pool's kernel only: none for a refused request
     for host in ("evil.example", f"evil.example:{app.port}", f"192.168.1.7:{app.port}",
                  f"localhost.evil.example:{app.port}"):
         status, _, _ = app.request("GET", "/", host=host)
         assert status == 403, host
-    assert app.kernels() == 0
+    assert app.kernels() <= 1
     status, body, _ = app.request("GET", "/", host=f"localhost:{app.port}")
     assert status == 200
     app.request("POST", f"/voila/api/shutdown/{_kernel_id(body)}")
@@ -155,20 +156,23 @@ def test_kernels_are_capped_shut_down_on_close_and_culled_when_idle(capped_app: 
     for _ in range(10):  # ten page loads and closes (the page posts this on beforeunload)
         status, body, _ = app.request("GET", "/")
         assert status == 200
-        assert app.kernels() <= 2
+        assert app.kernels() <= 2  # the page's kernel and the warm pool's, within the cap
         status, _, _ = app.request("POST", f"/voila/api/shutdown/{_kernel_id(body)}")
         assert status == 204
-    assert app.kernels() == 0
-    # pages left open: the third is refused while two kernels run
+        assert app.kernels() <= 2
+    assert app.kernels() <= 1  # the warm pool's kernel, waiting for the next page
+    # pages left open: the third is refused while two kernels run (the pool gives way)
     statuses = [app.request("GET", "/")[0] for _ in range(3)]
     assert statuses == [200, 200, 503]
     assert app.kernels() == 2
-    # no page connected: culled after the idle limit (6 s, checked every 3 s)
-    deadline = time.monotonic() + 60
-    while app.kernels() and time.monotonic() < deadline:
+    # no page connected: culled after the idle limit (6 s, checked every 3 s); the pool
+    # refills one kernel for the next page
+    deadline = time.monotonic() + 90
+    while (app.log.read_text().count("Culling 'idle' kernel") < 2 or app.kernels() > 1) and (
+            time.monotonic() < deadline):
         time.sleep(1)
-    assert app.kernels() == 0, app.log.read_text()[-2000:]
-    assert "Culling 'idle' kernel" in app.log.read_text()
+    assert app.kernels() <= 1, app.log.read_text()[-2000:]
+    assert app.log.read_text().count("Culling 'idle' kernel") >= 2
 
 
 def test_html_in_the_file_name_is_never_markup(tmp_path: Path) -> None:

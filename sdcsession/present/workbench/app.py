@@ -7,6 +7,10 @@ with Voilà bound to the loopback interface, so the page is reachable from this 
 the data never leave it (the kernel reads the file locally; the browser receives the widgets).
 The notebook lives in a temporary directory that is removed when the server stops.
 
+A warm pool (``pool`` kernels, default 1; `sdcsession.present.workbench.pool`) has run the
+notebook before a page asks for it, so the page is ready in about a second; while it waits it
+keeps the offer to resume the autosaved project current (`watch_resume`).
+
 Hardening (`sdcsession.present.workbench.serve` runs Voilà): the URL printed at start carries a
 random token (`new_token`) and requests without it are refused; a Host header that is not a
 loopback name is refused (DNS rebinding); at most ``max_kernels`` pages run a kernel at once; a
@@ -70,10 +74,12 @@ def app_notebook(data: str | Path, *, seed: int | None = None, sep: str | None =
                                  for k, v in roles.items() if v not in (None, [], ())]
     code = "\n".join([
         "import sdcsession as sdc",
+        "from sdcsession.present.workbench.pool import watch_resume",
         "from sdcsession.present.workbench.widget import workbench",
         "",
         f"df = sdc.io.read_data({path!r}{read_kw})",
         f"wb = workbench(df, {', '.join(args)}, path={path!r})",
+        "watch_resume(wb)  # a warm kernel offers the autosave the page before wrote",
         "wb",
     ])
     # no user text in markdown (it would be rendered as HTML): the workbench shows the file name,
@@ -111,10 +117,11 @@ def free_port() -> int:
 
 
 def voila_command(notebook: str | Path, *, port: int, open_browser: bool = True,
-                  idle_minutes: float = 30.0) -> list[str]:
+                  idle_minutes: float = 30.0, pool: int = 1) -> list[str]:
     """The command line that serves ``notebook`` with the hardened Voilà
     (`sdcsession.present.workbench.serve`) on ``127.0.0.1:port``; a kernel idle (no page
-    connected, no activity) for ``idle_minutes`` is shut down.
+    connected, no activity) for ``idle_minutes`` is shut down; ``pool`` warm kernels wait for
+    the next page (0: each page starts its own kernel).
 
     The token and the cap on kernels are passed in the environment (`app_environment`), not
     on this command line. `MissingDependencyError` when Voilà is not installed (the ``gui``
@@ -134,6 +141,8 @@ def voila_command(notebook: str | Path, *, port: int, open_browser: bool = True,
            "--MappingKernelManager.cull_connected=False",
            # an uploaded data file arrives in one websocket message (Tornado's default: 10 MiB)
            f'--Voila.tornado_settings={{"websocket_max_message_size": {UPLOAD_MESSAGE_BYTES}}}']
+    if pool:
+        cmd += ["--preheat_kernel=True", f"--pool_size={int(pool)}"]
     if not open_browser:
         cmd.append("--no-browser")
     return cmd
@@ -159,14 +168,17 @@ def app_environment(token: str, *, max_kernels: int = 3) -> dict[str, str]:
 
 def run_app(data: str | Path, *, port: int | None = None, open_browser: bool = True,
             seed: int | None = None, sep: str | None = None, max_kernels: int = 3,
-            idle_minutes: float = 30.0, token: str | None = None, **roles: Any) -> int:
+            idle_minutes: float = 30.0, token: str | None = None, pool: int = 1,
+            **roles: Any) -> int:
     """Serve the workbench for the file ``data`` until interrupted (Ctrl-C); the exit code of
     Voilà (0 after Ctrl-C). Every argument is checked before anything starts.
 
     The URL printed at start carries a random token (``token`` when given, at least 16
     characters); requests without it, or with a Host header that is not a loopback name, are
     refused. At most ``max_kernels`` pages are open at once; a page's kernel stops when the page
-    closes or after ``idle_minutes`` without a page connected.
+    closes or after ``idle_minutes`` without a page connected. ``pool`` kernels (at most
+    ``max_kernels - 1``, so a page always has room) run the notebook ahead of the next page,
+    so it is ready in about a second (0: each page starts its own kernel, 4-7 s).
     """
     if not isinstance(data, (str, Path)) or not str(data).strip() or "\x00" in str(data):
         raise ParameterError(f"data: expected the path of a data file, got {data!r:.60}")
@@ -185,6 +197,9 @@ def run_app(data: str | Path, *, port: int | None = None, open_browser: bool = T
         raise ParameterError(f"token: expected text or None, got {type(token).__name__}")
     if isinstance(max_kernels, bool) or not isinstance(max_kernels, int) or max_kernels < 1:
         raise ParameterError(f"max_kernels: expected an integer >= 1, got {max_kernels!r:.40}")
+    if isinstance(pool, bool) or not isinstance(pool, int) or pool < 0:
+        raise ParameterError(f"pool: expected an integer >= 0, got {pool!r:.40}")
+    pool = min(pool, max_kernels - 1)
     if isinstance(idle_minutes, bool) or not isinstance(idle_minutes, (int, float)) or not (
             idle_minutes > 0 and idle_minutes < float("inf")):
         raise ParameterError(f"idle_minutes: expected a number > 0, got {idle_minutes!r:.40}")
@@ -198,7 +213,8 @@ def run_app(data: str | Path, *, port: int | None = None, open_browser: bool = T
     old = signal.signal(signal.SIGTERM, _interrupt) if main else None
     try:
         nb = write_app_notebook(tmp, path, seed=seed, sep=sep, **roles)
-        cmd = voila_command(nb, port=port, open_browser=False, idle_minutes=idle_minutes)
+        cmd = voila_command(nb, port=port, open_browser=False, idle_minutes=idle_minutes,
+                            pool=pool)
         url = f"http://127.0.0.1:{port}/?token={token}"
         print(f"sdcsession app: {url} (Ctrl-C stops it)", file=sys.stderr, flush=True)
         # its own session: Ctrl-C reaches this process only, which stops Voilà (and its kernels)

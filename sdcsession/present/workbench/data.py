@@ -343,12 +343,12 @@ class DataPanel:
         # load
         self.upload = w.FileUpload(accept=_ACCEPT, multiple=False,
                                    description="Choose a file to upload")
-        self.upload_button = w.Button(description="Load the uploaded file", icon="upload",
+        self.upload_button = w.Button(description="Load the uploaded file",
                                       button_style="primary")
         self.path = w.Text(value="", placeholder="/path/to/survey.dta", style=style,
                            description="File on this computer (path)",
                            layout=w.Layout(width="95%"))
-        self.path_button = w.Button(description="Load the file at this path", icon="folder-open")
+        self.path_button = w.Button(description="Load the file at this path")
         self.format = dropdown(options=FORMATS, value=None, style=style, layout=wide,
                                description="Format (default: from the extension)")
         self.sep = dropdown(options=_SEPS, value=None, style=style, layout=wide,
@@ -358,10 +358,10 @@ class DataPanel:
         # explore
         self.state = w.Dropdown(options=[("current (HEAD)", "current"), ("original", "original")],
                                 value="current", description="Data state", style=style)
-        self.summary_button = w.Button(description="Summarise the variables", icon="table")
+        self.summary_button = w.Button(description="Summarise the variables")
         self.row_var = w.Dropdown(options=[], description="Rows: variable", style=style)
         self.col_var = w.Dropdown(options=[], description="Columns: variable", style=style)
-        self.crosstab_button = w.Button(description="Two-way table", icon="th")
+        self.crosstab_button = w.Button(description="Two-way table")
         self.summary_button.on_click(lambda _: self.show_summary())
         self.crosstab_button.on_click(lambda _: self.show_two_way())
         # original vs modified
@@ -369,7 +369,7 @@ class DataPanel:
         self.plot_kind = w.Dropdown(options=[("bar plot", "bar"), ("mosaic plot", "mosaic")],
                                     value="bar", description="Plot (numeric: histograms)",
                                     style=style)
-        self.compare_button = w.Button(description="Original vs modified", icon="columns")
+        self.compare_button = w.Button(description="Original vs modified")
         self.compare_image = w.Image(format="png", layout=w.Layout(max_width="560px"))
         self.compare_button.on_click(lambda _: self.show_compare())
         self.load_message, self.summary, self.crosstab = w.HTML(), w.HTML(), w.HTML()

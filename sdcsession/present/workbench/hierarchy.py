@@ -222,18 +222,18 @@ class HierarchyBuilder:
                                            description="Values of this level (ctrl/shift-click)")
         self.group_name = w.Text(value="", placeholder="e.g. north",
                                  description="Name of the group")
-        self.group_button = w.Button(description="Group the chosen values", icon="object-group")
-        self.level_button = w.Button(description="Start a coarser level", icon="level-up",
+        self.group_button = w.Button(description="Group the chosen values")
+        self.level_button = w.Button(description="Start a coarser level",
                                      tooltip="group the groups of this level into fewer groups")
-        self.reset_button = w.Button(description="Start again", icon="eraser")
+        self.reset_button = w.Button(description="Start again")
         self.groups_html = w.HTML()
         self.categorical_box = w.VBox([self.categories, self.group_name, w.HBox(
             [self.group_button, self.level_button, self.reset_button]), self.groups_html])
         # both
-        self.preview_button = w.Button(description="Preview levels", icon="eye")
-        self.use_button = w.Button(description="Use this hierarchy", icon="check",
+        self.preview_button = w.Button(description="Preview levels")
+        self.use_button = w.Button(description="Use this hierarchy",
                                    button_style="success")
-        self.drop_button = w.Button(description="Drop this variable's hierarchy", icon="times")
+        self.drop_button = w.Button(description="Drop this variable's hierarchy")
         self.preview, self.chosen, self.message = w.HTML(), w.HTML(), w.HTML()
         self.column.observe(lambda _: self._column_changed(), names="value")
         self.mode.observe(lambda _: self._show_mode(), names="value")

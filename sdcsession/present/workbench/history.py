@@ -181,11 +181,11 @@ class HistoryPanel:
         self.tree = w.Select(options=[], rows=10, description="Steps (click)", style=style,
                              layout=w.Layout(width="98%"))
         self.tree.add_class("sdc-mono")
-        self.undo_button = w.Button(description="Undo", icon="undo")
-        self.redo_button = w.Button(description="Redo", icon="redo")
+        self.undo_button = w.Button(description="Undo")
+        self.redo_button = w.Button(description="Redo")
         self.branch_name = w.Text(value="", placeholder="name of the new branch",
                                   description="Branch name", style=style)
-        self.branch_button = w.Button(description="Branch", icon="code-fork")
+        self.branch_button = w.Button(description="Branch")
         self.recipe_format = w.ToggleButtons(options=["Python", "JSON"], value="Python",
                                              description="Recipe as", style=style)
         self.recipe = w.Textarea(value="", description="Recipe", rows=12, style=style,

@@ -106,14 +106,14 @@ class PreparePanel:
         style = {"description_width": "150px"}
         self.remove_columns = w.SelectMultiple(options=columns, rows=min(6, len(columns)),
                                                description="Variables to remove", style=style)
-        self.remove_button = w.Button(description="Remove variables", icon="trash",
+        self.remove_button = w.Button(description="Remove variables",
                                       tooltip="remove them from the released data (a step)")
         self.missing_column = w.Dropdown(options=columns, description="Variable", style=style)
         self.missing_values = w.Text(placeholder="e.g. 99, 98", style=style,
                                      description="Values to set missing (comma-separated)")
         self.missing_button = w.Button(description="Set to missing",
                                        tooltip="replace these values by a missing value (a step)")
-        self.ids_button = w.Button(description="New ids", icon="random",
+        self.ids_button = w.Button(description="New ids",
                                    tooltip="replace the household ids by random ids (a step)")
         self.remove_button.on_click(lambda _: self.remove())
         self.missing_button.on_click(lambda _: self.set_missing())
@@ -180,7 +180,7 @@ class ReleasePanel:
                                         description="Format", style=style)
         self.export_overwrite = w.Checkbox(value=False, description="Replace an existing file",
                                            style={"description_width": "initial"})
-        self.export_button = w.Button(description="Export", icon="download",
+        self.export_button = w.Button(description="Export",
                                       button_style="primary",
                                       tooltip="run the release check, then write the data")
         self.findings = w.HTML()
@@ -202,16 +202,16 @@ class ReleasePanel:
                      ("internal (with original values)", True)],
             value=False, description="Audience", style=style)
         self.report_overwrite = w.Checkbox(value=False, description="Replace an existing file")
-        self.report_button = w.Button(description="Report", icon="file-text",
+        self.report_button = w.Button(description="Report",
                                       tooltip="write the HTML report of this scenario")
         self.report_button.on_click(lambda _: self.report())
         # project
         self.project_path = w.Text(value=str(d["project"]), description="Project file",
                                    style=style, layout=wide)
         self.project_overwrite = w.Checkbox(value=False, description="Replace an existing file")
-        self.save_button = w.Button(description="Save project", icon="save",
+        self.save_button = w.Button(description="Save project",
                                     tooltip="save every scenario, step and seed")
-        self.open_button = w.Button(description="Open project", icon="folder-open",
+        self.open_button = w.Button(description="Open project",
                                     tooltip="open a saved project on this data")
         self.save_button.on_click(lambda _: self.save_project())
         self.open_button.on_click(lambda _: self.open_project())

@@ -59,7 +59,7 @@ class StepRunner:
         self.on_busy = on_busy or (lambda: None)
         self.progress = w.IntProgress(value=0, min=0, max=1, description="Progress",
                                       layout=w.Layout(visibility="hidden"))
-        self.cancel_button = w.Button(description="Cancel", icon="stop", disabled=True,
+        self.cancel_button = w.Button(description="Cancel", disabled=True,
                                       tooltip="stop the running step (the session is unchanged)")
         self.status = w.Label(value="")
         self.cancel_button.on_click(lambda _: self.cancel())

@@ -15,8 +15,13 @@ What it adds to Voilà (0.5, standalone), and why:
 - **Kernel cap.** `CappedKernelManager` refuses (503) to start a kernel when ``max_kernels``
   kernels run already; each kernel reads the confidential file and takes 200-400 MB.
 - **Shut down on close or when idle.** Voilà's page asks the server to shut its kernel down when it
-  is closed (``beforeunload``); kernels whose page went away without saying so are culled after
+  is closed (a ``beforeunload`` beacon, which carries the ``_xsrf`` cookie; Voilà's page handler
+  never sets that cookie, so `XsrfCookieVoilaHandler` does, else the server refuses the beacon
+  with 403 and the kernel runs on until culled); kernels whose page went away without saying so are culled after
   ``MappingKernelManager.cull_idle_timeout`` seconds without activity (``run_app`` sets it).
+- **Warm pool within the cap.** With ``--preheat_kernel=True --pool_size=N`` (``run_app`` passes
+  them) Voilà keeps ``N`` kernels that have run the notebook, ready for the next page;
+  `sdcsession.present.workbench.pool` keeps pages plus pooled kernels within the cap.
 
 Example
 -------
@@ -37,6 +42,28 @@ __all__ = ["TOKEN_ENV", "MAX_KERNELS_ENV", "main"]
 TOKEN_ENV = "SDCSESSION_APP_TOKEN"
 #: environment variable holding the cap on concurrent kernels
 MAX_KERNELS_ENV = "SDCSESSION_APP_MAX_KERNELS"
+
+
+def _page_handler() -> None:
+    """Serve the page with `XsrfCookieVoilaHandler` (Voilà's app looks the handler class up in
+    ``voila.app`` when it starts)."""
+    import voila.app as voila_app
+
+    base = voila_app.TornadoVoilaHandler
+    if getattr(base, "sets_xsrf_cookie", False):
+        return
+
+    class XsrfCookieVoilaHandler(base):  # type: ignore[misc, valid-type]
+        """Voilà's page handler that sets the ``_xsrf`` cookie, which the page's shutdown
+        beacon (sent when the page closes) must carry."""
+
+        sets_xsrf_cookie = True
+
+        async def prepare(self, *args: Any, **kwargs: Any) -> None:
+            await super().prepare(*args, **kwargs)
+            self.xsrf_token  # noqa: B018 - reading it sets the cookie
+
+    voila_app.TornadoVoilaHandler = XsrfCookieVoilaHandler
 
 
 def _classes(cap: int) -> tuple[type, type]:
@@ -78,6 +105,10 @@ def main(argv: list[str] | None = None) -> None:
     if cap < 1:
         raise SystemExit(f"{MAX_KERNELS_ENV}: expected an integer >= 1, got {cap}")
     hardened, capped = _classes(cap)
+    from .pool import install
+
+    install(cap)  # a warm pool (when asked for) stays within the cap
+    _page_handler()  # the page's shutdown beacon is accepted
     app = hardened.instance()
     app.initialize(list(sys.argv[1:] if argv is None else argv))
     # after the command line: the token comes from the environment only

@@ -410,9 +410,9 @@ class OrderedColumns:
                                style={"description_width": "210px"},
                                layout=w.Layout(width="360px"))
         small = w.Layout(width="90px")
-        self.up = w.Button(description="Up", icon="arrow-up", tooltip="move the chosen key up",
+        self.up = w.Button(description="Up", tooltip="move the chosen key up",
                            layout=small)
-        self.down = w.Button(description="Down", icon="arrow-down", layout=small,
+        self.down = w.Button(description="Down", layout=small,
                              tooltip="move the chosen key down")
         self.up.on_click(lambda _: self.move(-1))
         self.down.on_click(lambda _: self.move(1))

@@ -81,11 +81,11 @@ class ViewsPanel:
         self._session, self._scenarios, self._error = session, scenarios, error
         self._runner, self._info = runner, info or (lambda _: None)
         wide = {"style": {"description_width": "initial"}}
-        self.show_button = w.Button(description="Show views", icon="eye",
+        self.show_button = w.Button(description="Show views",
                                     tooltip="compute the views for the current state")
         # disclosure risk: keys and numeric variables
         self.numeric = w.HTML()
-        self.rmd_button = w.Button(description="RMD risk", icon="calculator",
+        self.rmd_button = w.Button(description="RMD risk",
                                    tooltip="robust-distance interval risk of the numeric "
                                            "variables (slow)")
         self.numeric_help = ExplainButton("the disclosure risk figures", session,
@@ -108,7 +108,7 @@ class ViewsPanel:
         self.dis_fraction = w.BoundedFloatText(
             value=0.01, min=1e-6, max=1.0, step=0.01, layout=w.Layout(width="430px"),
             description="DIS-SUDA sampling fraction (0 to 1, default 0.01)", **wide)
-        self.suda_button = w.Button(description="Compute SUDA2", icon="calculator",
+        self.suda_button = w.Button(description="Compute SUDA2",
                                     tooltip="minimal sample uniques and DIS-SUDA scores of the "
                                             "key variables")
         self.suda = w.HTML()
@@ -118,13 +118,13 @@ class ViewsPanel:
         self.l_value = w.BoundedIntText(value=2, min=1, max=10**6, layout=w.Layout(width="330px"),
                                         description="l: distinct values required (default 2)",
                                         **wide)
-        self.ldiv_button = w.Button(description="Show l-diversity", icon="calculator",
+        self.ldiv_button = w.Button(description="Show l-diversity",
                                     tooltip="diversity of the sensitive variable within the key "
                                             "combinations")
         self.ldiv = w.HTML()
         self.ldiv_help = ExplainButton("l-diversity", session, lambda: ["l_diversity.distinct"])
         # comparison
-        self.compare_button = w.Button(description="Compare scenarios", icon="table",
+        self.compare_button = w.Button(description="Compare scenarios",
                                        tooltip="every scenario of the tree and the original")
         self.comparison = w.HTML()
         self.comparison_help = ExplainButton("the comparison's columns", session,

@@ -122,7 +122,7 @@ class Workbench(widgets.VBox):
                                     description="Treatment", layout=w.Layout(width="95%"))
         self.forms: dict[str, TreatForm] = {}
         self.form_box = w.VBox()
-        self.apply_button = w.Button(description="Apply", button_style="primary", icon="play",
+        self.apply_button = w.Button(description="Apply", button_style="primary",
                                      tooltip="apply the treatment as a new step")
         self.treatment.observe(lambda _: (self._show_form(), self._clear()), names="value")
         self.apply_button.on_click(lambda _: self._apply())

@@ -1,0 +1,148 @@
+"""Benchmark: how long the app's page takes to be ready (``sdcsession app FILE``, Voilà on
+127.0.0.1, opened in headless Chromium through Playwright).
+
+Ready means usable: the workbench is drawn, the live panel shows its risk figures and the
+Apply button is enabled. The clock starts at ``page.goto`` and stops when that holds. Each page is
+closed (the page asks the server to stop its kernel) and the next load waits until the warm pool
+is refilled, as a user reloading after a few seconds would find it.
+
+Goal: the page is ready in under 2 s (a warm kernel pool: the app keeps one kernel with the data
+read and the workbench built, waiting for the next page). ``--pool 0`` measures a cold start
+(each page starts its own kernel) for comparison.
+
+Data: sdcMicro's testdata (4,580 records, from the conformance folder ``$SDCSESSION_CONFORMANCE``
+or ``../shared/conformance``), copied to a temporary folder (the app autosaves beside the data);
+without it a synthetic survey of the same size.
+
+Run: ``python benchmarks/bench_app_ready.py [--loads 5] [--pool 1]`` (needs voila, ipywidgets,
+playwright and a Chromium at /usr/bin/chromium).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import sdcsession as sdc  # noqa: E402
+
+TESTDATA_ROLES = ["--keys", "urbrur,roof,walls,water,electcon,relat,sex",
+                  "--numeric", "expend,income,savings", "--weight", "sampling_weight",
+                  "--household", "ori_hid"]
+SYNTHETIC_ROLES = ["--keys", "region,urbrur,hhsize,sex,age5", "--numeric", "income,expend",
+                   "--weight", "w", "--household", "hid"]
+READY = ("() => { const r = document.querySelector('.sdc-risk');"
+         " const b = document.querySelector('.sdc-apply');"
+         " return r && r.innerText.includes('expected re-identifications')"
+         " && b && !b.disabled; }")
+
+
+def _data(folder: Path) -> tuple[Path, list[str]]:
+    env = os.environ.get("SDCSESSION_CONFORMANCE", "").strip()
+    conf = Path(env) if env else ROOT.parent / "shared" / "conformance"
+    src = conf / "data" / "testdata.csv"
+    if src.is_file():
+        dst = folder / "testdata.csv"
+        shutil.copyfile(src, dst)
+        return dst, TESTDATA_ROLES
+    dst = folder / "survey.csv"
+    sdc.datasets.synthetic_survey(1_430, seed=7).to_csv(dst, index=False)
+    return dst, SYNTHETIC_ROLES
+
+
+def _start(data: Path, roles: list[str], pool: int, log: Path) -> tuple[subprocess.Popen, str]:
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+               SDCSESSION_PROGRESS="0")
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "sdcsession", "app", str(data), *roles, "--seed", "1",
+             "--no-browser", "--pool", str(pool)],
+            stdout=out, stderr=subprocess.STDOUT, env=env, cwd=data.parent)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        text = log.read_text()
+        if proc.poll() is not None:
+            raise SystemExit(f"the app exited with {proc.returncode}:\n{text}")
+        m = re.search(r"sdcsession app: (http://127\.0\.0\.1:\d+/\?token=[\w-]+)", text)
+        if m and "is running at" in text and (pool == 0 or "is filled" in text):
+            return proc, m.group(1)
+        time.sleep(0.2)
+    proc.kill()
+    raise SystemExit(f"the app did not start within 120 s:\n{log.read_text()}")
+
+
+def _load(context: object, url: str) -> float:
+    """Seconds from ``goto`` to a ready page (then the page is closed, stopping its kernel)."""
+    page = context.new_page()
+    t0 = time.perf_counter()
+    page.goto(url, timeout=120_000)
+    try:
+        page.wait_for_function(READY, timeout=120_000, polling=50)
+    except Exception:
+        text = page.inner_text("body") if page.query_selector("body") else ""
+        raise SystemExit(f"the page was not ready within 120 s; it shows:\n{text[:3000]}") from None
+    took = time.perf_counter() - t0
+    page.close(run_before_unload=True)
+    return took
+
+
+def main(loads: int = 5, pool: int = 1, gap: float = 15.0) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="bench-app-") as tmp:
+        data, roles = _data(Path(tmp))
+        n = len(sdc.io.read_data(data))
+        log = Path(tmp) / "app.log"
+        t0 = time.perf_counter()
+        proc, url = _start(data, roles, pool, log)
+        t_start = time.perf_counter() - t0
+        first, again = [], []
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path="/usr/bin/chromium",
+                                             headless=True, args=["--no-sandbox"])
+                for i in range(loads):
+                    time.sleep(gap)  # the pool refills (a kernel starts, runs the notebook)
+                    if i % 2 == 0:  # a first visit: a new browser profile, nothing cached
+                        context = browser.new_context()
+                        first.append(_load(context, url))
+                    else:  # a reload: the browser has Voilà's scripts cached
+                        again.append(_load(context, url))
+                        context.close()
+                browser.close()
+        finally:
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(40)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    print(f"data: {data.name} ({n:,} records); warm pool: {pool} kernel(s); "
+          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    print(f"app start until {'the pool is warm' if pool else 'Voilà listens'}: {t_start:.2f} s")
+    for label, times in (("first visit (nothing cached)", first),
+                         ("reload (scripts cached)", again)):
+        if times:
+            print(f"page ready, {label}: median {statistics.median(times):.2f} s, "
+                  f"max {max(times):.2f} s over {len(times)} load(s) "
+                  f"[{', '.join(f'{t:.2f}' for t in times)}] (goal < 2 s)")
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--loads", type=int, default=5)
+    ap.add_argument("--pool", type=int, default=1, help="warm kernels (0: a cold start)")
+    ap.add_argument("--gap", type=float, default=15.0,
+                    help="seconds between page loads (the pool refills meanwhile)")
+    a = ap.parse_args()
+    main(a.loads, a.pool, a.gap)
