@@ -299,6 +299,8 @@ def test_sensitive_options_follow_the_roles(df: pd.DataFrame) -> None:
     s = sdc.SdcSession(df, keys=KEYS, sensitive=["disability"], seed=1)
     opts = sensitive_options(s)
     assert opts[0] == "disability" and len(opts) == len(df.columns) - len(KEYS)
+    h = sdc.SdcSession(df, keys=KEYS, household="hid", weight="w", seed=1)
+    assert set(sensitive_options(h)) == set(df.columns) - set(KEYS) - {"hid", "w"}
 
 
 def test_numeric_risk_of_a_step_on_the_keys_only_is_the_originals(

@@ -128,6 +128,7 @@ _LABELS: dict[tuple[str, str], tuple[str, str]] = {
     ("generalize", "max_suppression"): ("Records that may be suppressed", "share, 0 to 1"),
     ("generalize", "metric"): ("Information loss measure", ""),
     ("generalize", "search"): ("Search", ""),
+    ("generalize", "baseline"): ("Never worse than", "(none): the plain optimum"),
     ("record_keys", "name"): ("Name of the key column", ""),
     ("record_keys", "kind"): ("Kind of key", ""),
     ("record_keys", "modulus"): ("Modulus", "integer keys"),
@@ -142,6 +143,7 @@ CHOICES: dict[tuple[str, str], tuple[Any, ...]] = {
     ("shuffle", "regmethod"): ("lm", "mm"),
     ("global_recode", "method"): ("equidistant", "quantile", "log_equidistant"),
     ("record_keys", "kind"): ("integer", "uniform"),
+    ("generalize", "baseline"): ("datafly",),
 }
 
 #: which columns a column parameter accepts: "numeric" (numeric variables) or "keys"

@@ -342,8 +342,8 @@ class TreatForm:
             value = d if d in columns else opts[0][1] if opts else None
             return dropdown(options=opts, value=value, **lay)
         if spec.kind == "choice":
-            opts = ([("(default)", None)] if spec.optional else []) + [(str(c), c)
-                                                                       for c in spec.choices]
+            none = "(default)" if d is None or d is attrs.NOTHING else "(none)"
+            opts = ([(none, None)] if spec.optional else []) + [(str(c), c) for c in spec.choices]
             return dropdown(options=opts, value=d if d in spec.choices else opts[0][1], **lay)
         if spec.kind == "bool":
             lay["style"] = {"description_width": "initial"}

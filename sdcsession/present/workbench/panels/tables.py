@@ -104,9 +104,12 @@ def suda2_tables(session: Any, dis_fraction: float = 0.01, n: int = 20) -> dict[
 
 def sensitive_options(session: Any) -> list[str]:
     """Columns l-diversity can be measured on: the sensitive role first, then every other
-    column that is not a key variable."""
-    keys = set(session.roles.keys)
-    sens = [c for c in getattr(session.roles, "sensitive", ()) or () if c not in keys]
+    column that is not a key variable, the household id or the weight (identifiers of records
+    or households are never a sensitive attribute)."""
+    r = session.roles
+    keys = set(r.keys) | {c for c in (getattr(r, "household", None), getattr(r, "weight", None))
+                          if c is not None}
+    sens = [c for c in getattr(r, "sensitive", ()) or () if c not in keys]
     rest = [str(c) for c in session.state.data.columns if c not in keys and c not in sens]
     return [*sens, *rest]
 
