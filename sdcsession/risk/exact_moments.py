@@ -50,7 +50,7 @@ import numpy as np
 from .exact_sum import SumPartial, combine, partial_sum, to_float
 
 __all__ = ["column_parts", "column_means", "pair_parts", "combine_pairs", "covariance",
-           "correlation", "block_covariance", "block_correlation", "spread_parts", "spread"]
+           "correlation", "centred_squares", "block_covariance", "block_correlation", "spread_parts", "spread"]
 
 ColumnParts = list[tuple[int, SumPartial]]
 
@@ -171,6 +171,22 @@ def correlation(pairs: dict[str, Any]) -> np.ndarray:
                 if vj > 0 and vk > 0:
                     r[j, k] = r[k, j] = float(c) / math.sqrt(float(vj * vk))
     return r
+
+
+def centred_squares(pairs: dict[str, Any]) -> np.ndarray:
+    """Per column, the exact sum of squared deviations from the column's mean over its observed
+    values (``Σ (x − x̄)²``), rounded once, from combined `pair_parts`.
+
+    >>> x = np.array([[1.0], [2.0], [4.0]])
+    >>> centred_squares(pair_parts(x, column_means([column_parts(x)])[1])).tolist()
+    [4.666666666666667]
+    """
+    p = pairs["n"].shape[0]
+    out = np.zeros(p)
+    for j in range(p):
+        if pairs["n"][j, j] >= 1:
+            out[j] = float(_centred(pairs, j, j)[1])
+    return out
 
 
 def block_covariance(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

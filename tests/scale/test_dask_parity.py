@@ -42,7 +42,7 @@ def _data(n: int = N) -> pd.DataFrame:
     return pd.DataFrame({
         "id": np.arange(n),
         "sex": rng.choice(["m", "f"], n),
-        "region": rng.choice(["a", "b", "c", "d"], n),
+        "region": rng.choice(["a", "b", "c", "d"], n // 3 + 1)[np.arange(n) // 3],  # per household
         "agegr": rng.choice(["y", "o"], n),
         "age": rng.integers(18, 90, n),
         "inc": rng.normal(100, 20, n).round(2),
@@ -120,7 +120,7 @@ STEPS = {
     "local_suppression_strata_key": (lambda s: s.local_suppression(k=3, strata=["sex"]), True),
     "local_suppression_strata_other": (lambda s: s.local_suppression(k=2, strata=["note"]), True),
     "local_suppression_household": (
-        lambda s: s.local_suppression(k=2, strata=["sex"], household=True), True),
+        lambda s: s.local_suppression(k=2, strata=["region"], household=True), True),
     "microaggregation_strata": (
         lambda s: s.microaggregation(["inc", "exp"], k=3, strata=["region"]), True),
     "two_steps": (lambda s: s.recode("region", {"d": "c"}).pram(["sex"], pd=0.8), True),
