@@ -13,7 +13,7 @@ same processes, and the scheduler's event log must hold no ``remove-worker`` eve
 lost, e.g. killed for memory).
 
 Run: ``nice -n 5 python benchmarks/bench_dask_census.py [--n 6_000_000] [--workers 2]
-[--memory-limit 1GiB] [--npartitions 24] [--dir DIR]``.
+[--memory-limit 1GiB] [--npartitions 96] [--dir DIR]``.
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def _removals(client) -> int:  # noqa: ANN001
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=lambda v: int(v.replace("_", "")), default=6_000_000)
-    ap.add_argument("--npartitions", type=int, default=24)
+    ap.add_argument("--npartitions", type=int, default=96)
     ap.add_argument("--extra", type=int, default=32, help="further numeric columns")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--memory-limit", default="1GiB", help="per worker")
