@@ -15,10 +15,11 @@ partitioning. PRAM draws one uniform per record and column from ``default_rng(st
 stream at word ``j*n + o`` (`record_stream`, PCG64's ``advance``), so PRAM equals the in-memory
 result bit for bit. Noise draws ``standard_normal((n, p))`` from the same stream; the generator's
 state at each partition's first record is found on the client (`stream_states`), so every record
-gets the same normal draws as in memory. The noise scale comes from moments summed over the
-partitions, which may differ from the in-memory moments in the last bits: the noisy values equal
-the in-memory ones to within that rounding (relative differences of order 1e-15), and bit for bit
-when the moments agree.
+gets the same normal draws as in memory. The moments (means, standard deviations, the pairwise
+covariance matrix) come from exact sums over the partitions rounded once
+(`sdcsession.risk.exact_moments`), as in memory, and correlated draws are formed record by record
+(`sdcsession.methods.noise.covariance.correlated_draws`): noise equals the in-memory result bit
+for bit, notes included.
 
 Example
 -------
