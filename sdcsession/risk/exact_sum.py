@@ -7,7 +7,7 @@ once, so the in-memory and the distributed session give the same double.
 
 Algorithm: every finite double is ``x = m · 2^e`` with an integer mantissa ``|m| < 2^53``
 (`numpy.frexp`). The mantissas are split into a high and a low part of at most 27 and 26 bits
-and added per exponent with ``numpy.bincount`` in blocks of at most ``2^26`` numbers, so every
+(the high part signed, floor-shifted; the low part non-negative) and added per exponent with ``numpy.bincount`` in blocks of at most ``2^26`` numbers, so every
 partial sum is an integer below ``2^53`` and exact in float64; the per-exponent totals are then
 combined as Python integers into ``N · 2^E`` (an exact `SumPartial`). Partials of separate chunks
 add exactly (`combine`); `to_float` rounds once (Python's int-to-float conversion and integer
@@ -61,18 +61,14 @@ def partial_sum(values: np.ndarray | Iterable[float]) -> SumPartial:
         e0 = int(e.min())
         idx = e - e0
         size = int(idx.max()) + 1
-        signs = [(1, None)] if b.min() > 0.0 else [(1, mi > 0), (-1, mi < 0)]
-        for sign, sel in signs:
-            if sel is not None and not sel.any():
-                continue
-            a = mi if sel is None else np.abs(mi[sel])
-            ix = idx if sel is None else idx[sel]
-            hi = np.bincount(ix, weights=(a >> _LO).astype(np.float64), minlength=size)
-            lo = np.bincount(ix, weights=(a & ((1 << _LO) - 1)).astype(np.float64),
-                             minlength=size)
-            for j in np.flatnonzero((hi != 0) | (lo != 0)).tolist():
-                v = (int(hi[j]) << _LO) + int(lo[j])
-                total[e0 + j] = total.get(e0 + j, 0) + sign * v
+        # mantissa = hi·2^26 + lo with hi = mi >> 26 (floor, signed, |hi| < 2^27) and
+        # 0 <= lo < 2^26: block sums of either stay below 2^49, exact in float64
+        hi = np.bincount(idx, weights=(mi >> _LO).astype(np.float64), minlength=size)
+        lo = np.bincount(idx, weights=(mi & ((1 << _LO) - 1)).astype(np.float64),
+                         minlength=size)
+        for j in np.flatnonzero((hi != 0) | (lo != 0)).tolist():
+            v = (int(hi[j]) << _LO) + int(lo[j])
+            total[e0 + j] = total.get(e0 + j, 0) + v
     return combine((v, ex) for ex, v in total.items())
 
 

@@ -4,7 +4,7 @@ The same definitions as the in-memory kernels (`sdcsession.risk`, `sdcsession.me
 `sdcsession.utility`), computed partition by partition with `dask.dataframe` (and a
 `distributed` cluster when a client is active), for any partitioning. Deterministic results equal
 the in-memory ones bit for bit; PRAM draws the in-memory stream record by record (bit for bit);
-noise draws the same normal numbers per record (equal up to the rounding of its moments). A session over
+noise draws the same normal numbers per record with moments from exact sums (bit for bit). A session over
 a Dask frame (``SdcSession(ddf, ...)`` or ``SdcSession.from_parquet(path, ...)``) uses these.
 
 The names below are imported lazily (on first use), so ``import sdcsession`` never imports dask;

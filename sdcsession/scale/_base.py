@@ -272,16 +272,19 @@ def record_stream(seed: int, skip: int) -> np.random.Generator:
 
 
 def add_counts(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Sum dictionaries of counts (nested dictionaries are summed key by key).
+    """Sum dictionaries of counts (nested dictionaries are summed key by key, lists
+    concatenated).
 
-    >>> add_counts([{"a": 1, "b": {"x": 2}}, {"a": 2, "b": {"x": 1, "y": 1}}])
-    {'a': 3, 'b': {'x': 3, 'y': 1}}
+    >>> add_counts([{"a": 1, "b": {"x": 2}}, {"a": 2, "b": {"x": 1, "y": 1}, "c": [1]}])
+    {'a': 3, 'b': {'x': 3, 'y': 1}, 'c': [1]}
     """
     out: dict[str, Any] = {}
     for d in items:
         for k, v in d.items():
             if isinstance(v, dict):
                 out[k] = add_counts([out.get(k, {}), v])
+            elif isinstance(v, list):
+                out[k] = out.get(k, []) + v
             else:
                 out[k] = out.get(k, 0) + v
     return out

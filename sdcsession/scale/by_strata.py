@@ -34,19 +34,21 @@ Example
 
 from __future__ import annotations
 
+import json
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import TreatmentError
+from ..errors import SdcWarning, TreatmentError
 from ..methods.base import require_columns
 from ..methods.microaggregation.treatment import Microaggregation, microaggregation
 from ..methods.microaggregation.weights import check_weights
 from ..methods.noise.addition import numeric_block
 from ..methods.suppression._args import _ranks
-from ..methods.suppression.local import LocalSuppression
+from ..methods.suppression.local import LocalSuppression, local_suppression
 from ..roles import Roles
 from ._base import compute, persist, worker_memory_limit
 from .elementwise import (
@@ -64,6 +66,8 @@ __all__ = ["apply_distributed", "STRATUM_MEMORY_FACTOR", "check_strata_fit"]
 STRATUM_MEMORY_FACTOR = 6.0
 _ROW = "__sdc_row__"
 _GROUP = "__sdc_stratum__"
+#: column carrying a stratum's notes (JSON, on its first record) when ``fn`` returns notes
+NOTES = "__sdc_notes__"
 
 
 def check_strata_fit(ddf: Any, strata: Sequence[str], columns: Sequence[str], what: str, *,
@@ -101,15 +105,23 @@ def _stratum_task(group: pd.DataFrame, fn: Callable[[pd.DataFrame], pd.DataFrame
                   out_columns: list[str]) -> pd.DataFrame:
     group = group.sort_values(_ROW, kind="stable").set_index(_ROW)  # the file's order
     group = group.drop(columns=[c for c in group.columns if str(c).startswith(_GROUP)])
-    out = fn(group)[out_columns]
+    res = fn(group)
+    notes = None
+    if isinstance(res, tuple):  # (frame, notes): the notes travel on the stratum's first record
+        res, notes = res
+    out = res[out_columns]
     out.insert(0, _ROW, out.index.to_numpy())
+    if notes is not None:
+        out[NOTES] = pd.Series([json.dumps(notes)] + [None] * (len(out) - 1), index=out.index,
+                               dtype=object)
     return out.reset_index(drop=True)
 
 
 def _put_back(part: pd.DataFrame, res: pd.DataFrame | None, start: int,
               out_columns: list[str]) -> pd.DataFrame:
     if res is None:
-        res = pd.DataFrame({c: part[c].iloc[:0] for c in out_columns})
+        res = pd.DataFrame({c: part[c].iloc[:0] if c in part.columns else pd.Series(dtype=object)
+                            for c in out_columns})
     res = res.sort_index()
     if len(res) != len(part) or (len(res) and (res.index[0] != start
                                                or res.index[-1] != start + len(part) - 1)):
@@ -121,7 +133,8 @@ def _put_back(part: pd.DataFrame, res: pd.DataFrame | None, start: int,
 
 def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
               out_columns: Sequence[str], fn: Callable[[pd.DataFrame], pd.DataFrame], what: str,
-              *, progress: bool | None = None, checked: bool = False) -> Any:
+              *, progress: bool | None = None, checked: bool = False,
+              notes: bool = False) -> Any:
     """The ``out_columns`` of ``fn(stratum)`` for every stratum of ``ddf`` (each one task),
     returned to the records' partitions and persisted (a Dask frame with ``ddf``'s partitions).
 
@@ -129,7 +142,9 @@ def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
     row in the partition); a stratum's task sees its records in file order, and the results go
     back to the partition whose range of positions holds them. Nothing depends on the frame's
     index (it may be unknown, repeated or unsorted) or on how the records are partitioned.
-    ``checked=True`` skips `check_strata_fit` (the caller ran it).
+    ``checked=True`` skips `check_strata_fit` (the caller ran it). ``notes=True``: ``fn``
+    returns ``(frame, notes)`` and the result has a column `NOTES` holding each stratum's notes
+    as JSON on the stratum's first record (missing elsewhere; see `stratum_notes`).
 
     Missing values: a missing stratum value is a stratum of its own (``dropna=False``).
 
@@ -155,14 +170,20 @@ def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
     pos = src.map_partitions(_with_position, offsets, strata, meta=posm, align_dataframes=False)
     meta = ddf._meta[out_columns].reset_index(drop=True)
     meta.insert(0, _ROW, np.zeros(0, dtype=np.int64))
+    outm = ddf._meta[out_columns]
+    if notes:
+        meta[NOTES] = pd.Series(dtype=object)
+        outm = outm.assign(**{NOTES: pd.Series(dtype=object)})
+    task_columns = list(out_columns)
+    if notes:
+        out_columns = [*out_columns, NOTES]
     groups = [f"{_GROUP}{j}" for j in range(len(strata))]
     res = pos.groupby(groups, dropna=False, group_keys=False).apply(
-        _stratum_task, fn, out_columns, meta=meta)
+        _stratum_task, fn, task_columns, meta=meta)
     full = [i for i, n in enumerate(lengths) if n]
     parts = src.to_delayed()
-    outm = ddf._meta[out_columns]
     if not full:
-        return ddf[out_columns]
+        return ddf[out_columns] if not notes else ddf[out_columns[:-1]].assign(**{NOTES: None})
     divisions = [offsets[i] for i in full] + [offsets[full[-1] + 1] - 1]
     back = res.set_index(_ROW, divisions=divisions).to_delayed()
     which = dict(zip(full, back))
@@ -172,19 +193,78 @@ def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
     return persist(new, progress=progress)
 
 
+def stratum_notes(new: Any, *, progress: bool | None = None) -> list[dict[str, Any]]:
+    """The notes of every stratum of a `by_strata` result made with ``notes=True``."""
+    (col,) = compute(new[NOTES], progress=progress)
+    return [json.loads(v) for v in col.dropna().tolist()]
+
+
 # ------------------------------------------------------------------------- local suppression
-def _ls_fn(t: LocalSuppression, roles: Roles) -> Callable[[pd.DataFrame], pd.DataFrame]:
-    def fn(group: pd.DataFrame) -> pd.DataFrame:
-        inner = LocalSuppression(k=t.k, importance=t.importance, strata=(),
-                                 combinations=t.combinations, weighted=t.weighted,
-                                 household=t.household, subsets=t.subsets, alpha=t.alpha)
-        return inner.apply(group, roles, np.random.default_rng(0)).data
+def _ls_fn(t: LocalSuppression, roles: Roles, strata: list[str], hk: list[str] | None,
+           cost: float | None, cats: dict[str, list[Any]],
+           ) -> Callable[[pd.DataFrame], tuple[pd.DataFrame, dict[str, Any]]]:
+    def fn(group: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
+        # the keys coded as in the whole file (categories in order of first appearance), so
+        # the search in a stratum is the in-memory search of that stratum
+        coded = group.assign(**{c: pd.Categorical(group[c], categories=v)
+                                for c, v in cats.items()})
+        with warnings.catch_warnings():  # the client warns once for all strata
+            warnings.simplefilter("ignore", SdcWarning)
+            out, notes = local_suppression(
+                coded, roles.keys, k=t.k, importance=t.importance, strata=strata,
+                combinations=t.combinations, weight=roles.weight, weighted=t.weighted,
+                household=roles.household if t.household else None, household_keys=hk,
+                subsets=t.subsets, alpha=t.alpha, progress=False, household_cost=cost)
+        new = {c: group[c].mask(out[c].isna().to_numpy() & group[c].notna().to_numpy())
+               for c in roles.keys}
+        return group.assign(**new), notes
 
     return fn
 
 
+def _uniques(part: pd.DataFrame, columns: list[str]) -> list[np.ndarray]:
+    return [pd.unique(part[c].dropna()) for c in columns]
+
+
+def first_appearance(ddf: Any, columns: list[str], *, progress: Any = None,
+                     ) -> dict[str, list[Any]]:
+    """The distinct values of every non-categorical column of ``columns`` in order of first
+    appearance in the file (what `pandas.factorize` of the whole column gives).
+
+    Missing values: left out."""
+    import dask
+
+    cols = [c for c in columns if not isinstance(ddf._meta[c].dtype, pd.CategoricalDtype)]
+    if not cols:
+        return {}
+    parts = compute(*[dask.delayed(_uniques)(p, cols) for p in ddf[cols].to_delayed()],
+                    progress=progress)
+    return {c: list(pd.unique(np.concatenate([p[j] for p in parts]) if parts else np.array([])))
+            for j, c in enumerate(cols)}
+
+
 def _suppressed(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
     return {"suppressed": {c: int((new[c].isna() & old[c].notna()).sum()) for c in new.columns}}
+
+
+def _household_keys(ddf: Any, keys: list[str], household: str, strata: list[str],
+                    progress: Any) -> tuple[list[str], float]:
+    """The keys constant within every household and the price of a household-level suppression
+    ``sum(size²) / n`` (the in-memory rules, over the whole file); `TreatmentError` when a
+    household spans several strata (its suppressions would have to cross strata, which are
+    separate tasks)."""
+    jobs = [ddf[[household, *strata]].drop_duplicates().groupby(household).size().max(),
+            ddf[[household]].groupby(household).size()]
+    jobs += [ddf[[household, c]].drop_duplicates().groupby(household).size().max() for c in keys]
+    spans, sizes, *per_key = compute(*jobs, progress=progress)
+    if spans is not None and int(spans) > 1:
+        raise not_distributable(
+            LocalSuppression(household=True), f"household=True with households that span "
+            f"several strata {strata}: a household's suppressions cross strata, which are "
+            "separate tasks; use strata that every household lies within (e.g. the region)")
+    size = sizes.to_numpy(dtype=np.int64)
+    cost = float((size ** 2).sum() / int(size.sum())) if len(size) else 1.0
+    return [c for c, m in zip(keys, per_key) if m is None or int(m) <= 1], cost
 
 
 @distributed(LocalSuppression)
@@ -196,6 +276,8 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
                                    "once; pass strata=[...] (e.g. strata=['region']) so each "
                                    "stratum is one task")
     keys = list(roles.keys)
+    if not keys:
+        raise TreatmentError("local_suppression: no key variables in the roles")
     require_columns(ddf._meta, keys + strata, "local_suppression")
     if t.importance is not None:
         _ranks(roles.keys, t.importance)
@@ -210,30 +292,115 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
     if t.combinations is not None and max(t.combinations) > len(keys):
         raise TreatmentError(f"combinations: subset size {max(t.combinations)} exceeds the "
                              f"{len(keys)} key variables")
+    if not isinstance(t.k, float) and t.subsets is None:
+        raise not_distributable(t, "a k per stratum is not offered on Dask; give one k "
+                                   "(k=3) or bring the data into memory")
+    hk, cost = (_household_keys(ddf, keys, roles.household, strata, progress)
+                if t.household else (None, None))
     extra = [c for c in (roles.weight if t.weighted else None,
                          roles.household if t.household else None) if c]
     columns = list(dict.fromkeys(keys + strata + extra))
-    new = by_strata(ddf, strata, columns, keys, _ls_fn(t, roles), "local_suppression",
-                    progress=progress)
+    new = by_strata(ddf, strata, columns, keys, _ls_fn(t, roles, strata, hk, cost,
+                                                     first_appearance(ddf, keys,
+                                                                      progress=progress)),
+                    "local_suppression", progress=progress, notes=True)
+    parts = stratum_notes(new, progress=progress)
+    new = new[keys]
     st = partition_stats(_suppressed, ddf[keys], new, progress=progress)
     supp = {c: int(st["suppressed"].get(c, 0)) for c in keys}
-    notes = {"suppressed": supp, "total": int(sum(supp.values())), "strata": strata,
-             "k": (t.k if t.k != int(t.k) else int(t.k)) if isinstance(t.k, float)
-             else [list(x) if isinstance(x, tuple) else x for x in t.k],
-             **({"subsets": [list(x) for x in t.subsets]} if t.subsets else {})}
+    notes: dict[str, Any] = {"suppressed": supp, "total": int(sum(supp.values()))}
+    for name in ("violations_after", "unresolvable", "restored", "rounds"):
+        notes[name] = int(sum(p.get(name, 0) for p in parts))
+    notes["k"] = parts[0]["k"] if parts else (int(t.k) if t.k == int(t.k) else t.k)
+    if t.subsets:
+        notes["subsets"] = [list(x) for x in t.subsets]
+    for name in ("household_added", "household_restored", "alpha_added"):
+        if any(name in p for p in parts):
+            notes[name] = int(sum(p.get(name, 0) for p in parts))
+    if notes["unresolvable"]:
+        warnings.warn(
+            f"local_suppression: {notes['unresolvable']} record(s) in "
+            f"{sum(1 for p in parts if p.get('unresolvable'))} stratum/strata with fewer than "
+            f"their k {'weight' if t.weighted else 'records'} cannot reach k-anonymity; they were "
+            "left unsuppressed", SdcWarning, stacklevel=5)
     return DistributedResult(replace_columns(ddf, new), notes=notes)
 
 
 # ---------------------------------------------------------------------- microaggregation
 def _ma_fn(t: Microaggregation, mean: np.ndarray, sd: np.ndarray,
-           ) -> Callable[[pd.DataFrame], pd.DataFrame]:
-    def fn(group: pd.DataFrame) -> pd.DataFrame:
-        out, _ = microaggregation(group, t.columns, k=t.k, method=t.method, strata=(),
-                                  aggregate=t.aggregate, sort_by=t.sort_by, weights=t.weights,
-                                  progress=False, standardise=(mean, sd))
-        return out
+           ) -> Callable[[pd.DataFrame], tuple[pd.DataFrame, dict[str, Any]]]:
+    def fn(group: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
+        return microaggregation(group, t.columns, k=t.k, method=t.method, strata=(),
+                                aggregate=t.aggregate, sort_by=t.sort_by, weights=t.weights,
+                                progress=False, standardise=(mean, sd))
 
     return fn
+
+
+def _complete_z(part: pd.DataFrame, columns: tuple, mean: np.ndarray, sd: np.ndarray,
+                ) -> np.ndarray:
+    x = part[list(columns)].to_numpy(dtype=np.float64, na_value=np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = (x - mean) / sd
+    return z[~np.isnan(x).any(axis=1)]
+
+
+def _z_first(part: pd.DataFrame, columns: tuple, mean: np.ndarray, sd: np.ndarray) -> Any:
+    from ..risk.exact_moments import column_parts
+
+    return column_parts(_complete_z(part, columns, mean, sd))
+
+
+def _z_second(part: pd.DataFrame, columns: tuple, mean: np.ndarray, sd: np.ndarray,
+              mz: np.ndarray) -> Any:
+    from ..risk.exact_moments import pair_parts
+
+    return pair_parts(_complete_z(part, columns, mean, sd), mz, cross=False)
+
+
+def _total_squares(ddf: Any, columns: tuple, mean: np.ndarray, sd: np.ndarray,
+                   progress: Any) -> float:
+    """`sdcsession.methods.microaggregation.treatment.total_squares` of the standardised
+    complete records, from exact sums added over the partitions (two passes)."""
+    import dask
+
+    from ..risk.exact_moments import centred_squares, column_means, combine_pairs
+
+    parts = ddf[list(columns)].to_delayed()
+    first = compute(*[dask.delayed(_z_first)(p, columns, mean, sd) for p in parts],
+                    progress=progress)
+    counts, mz = column_means(first)
+    if not len(counts) or counts[0] == 0:
+        return 0.0
+    second = compute(*[dask.delayed(_z_second)(p, columns, mean, sd, np.nan_to_num(mz))
+                       for p in parts], progress=progress)
+    return float(sum(centred_squares(combine_pairs(list(second))).tolist()))
+
+
+def _ma_notes(t: Microaggregation, parts: list[dict[str, Any]], changed: dict[str, int],
+              sst: float) -> dict[str, Any]:
+    """The notes of the in-memory microaggregation by strata from every stratum's notes."""
+    from ..risk.exact_sum import exact_sum
+
+    first = parts[0]["n_groups"] if parts else 0
+    if isinstance(first, dict):
+        n_groups: Any = {c: int(sum(p["n_groups"].get(c, 0) for p in parts)) for c in t.columns}
+    else:
+        n_groups = int(sum(p["n_groups"] for p in parts))
+    sizes: dict[int, int] = {}
+    for p in parts:
+        for size, m in p["group_sizes"].items():
+            sizes[int(size)] = sizes.get(int(size), 0) + int(m)
+    notes: dict[str, Any] = {
+        "method": t.method, "k": int(t.k), "n_groups": n_groups,
+        "group_sizes": {str(s): sizes[s] for s in sorted(sizes)}, "changed": changed,
+        "sse_std": exact_sum([float(p["sse_std"]) for p in parts]), "sst_std": sst,
+        "incomplete": int(sum(p["incomplete"] for p in parts))}
+    supp = {c: int(sum(p.get("suppressed", {}).get(c, 0) for p in parts)) for c in t.columns}
+    if any(supp.values()):
+        notes["suppressed"] = supp
+    notes["strata"] = len(parts)
+    return notes
 
 
 def _sums(part: pd.DataFrame, columns: tuple, mean: np.ndarray | None) -> list[Any]:
@@ -313,8 +480,10 @@ def _microaggregation(t: Microaggregation, ddf: Any, roles: Roles, seed: int, pr
             f"(sizes {small.to_numpy()[:10].tolist()}); lower k or merge strata")
     mean, sd = file_standardisation(ddf, t.columns, progress=progress)
     new = by_strata(ddf, strata, columns, list(t.columns), _ma_fn(t, mean, sd),
-                    "microaggregation", progress=progress, checked=True)
+                    "microaggregation", progress=progress, checked=True, notes=True)
+    parts = stratum_notes(new, progress=progress)
+    new = new[list(t.columns)]
     st = partition_stats(_changed, ddf[list(t.columns)], new, progress=progress)
-    notes = {"method": t.method, "k": int(t.k), "strata": strata,
-             "changed": {c: int(st["changed"].get(c, 0)) for c in t.columns}}
-    return DistributedResult(replace_columns(ddf, new), notes=notes)
+    changed = {c: int(st["changed"].get(c, 0)) for c in t.columns}
+    sst = _total_squares(ddf, tuple(t.columns), mean, sd, progress)
+    return DistributedResult(replace_columns(ddf, new), notes=_ma_notes(t, parts, changed, sst))

@@ -1,21 +1,28 @@
-"""Per-variable information loss of a treated Dask frame against its original, from sums,
-moments and frequency tables accumulated over aligned partitions in one pass.
+"""Per-variable information loss of a treated Dask frame against its original, from counts,
+exact sums and frequency tables accumulated over aligned partitions in two passes, with the
+same values as the in-memory measures of `sdcsession.session.views.utility_view.UtilitySummary`.
 
-For key variables: suppressions (values missing now that were observed), records changed, and the
-Shannon entropy (natural log) of each key's distribution of observed values, original and now.
-For numeric variables (records observed in both files):
+For key variables: suppressions (values missing now that were observed,
+`sdcsession.utility.categorical.measures.suppressions`), and the Shannon entropy (natural log;
+missing values counted in n) of each key's distribution, original and now
+(`sdcsession.utility.entropy.entropy_change`). For every role variable: records changed
+(`sdcsession.utility.categorical.measures.records_changed`, the same rule per record). For
+numeric variables (`sdcsession.utility.continuous.exact`, exact sums: the same doubles as in
+memory):
 
 * IL1s = (1 / (n·p)) Σ_j Σ_i |x_ij − x'_ij| / (√2 · S_j), S_j the standard deviation of the
-  original column j (Yancey, Winkler & Creecy 2002; published form, normalised by n·p, as
-  `sdcsession.utility.il1s`);
-* means and standard deviations of each column, original and now;
-* the mean absolute difference of the correlation matrices.
+  observed original values of column j (Yancey, Winkler & Creecy 2002; published form);
+* means and standard deviations of each column, original and now (observed values);
+* the correlation discrepancy: the mean absolute difference of the pairwise-complete correlation
+  matrices over the pairs of variables (those with two observed values in each file).
 
 The partitions of the two frames must correspond (a session's states always do).
 
 Reference: Yancey, W. E., Winkler, W. E. & Creecy, R. H. (2002) Disclosure risk assessment in
 perturbative microdata protection, LNCS 2316, 135–152; Hundepool et al. (2012), *Statistical
 Disclosure Control*, Wiley, sec. 3.5.
+
+Missing values: as the in-memory measures (see each).
 
 Example
 -------
@@ -41,87 +48,121 @@ from ._base import compute
 __all__ = ["utility_measures"]
 
 
-def _part_stats(orig: pd.DataFrame, new: pd.DataFrame, keys: list[str], numeric: list[str],
-                ) -> dict[str, Any]:
+def _part_stats(orig: pd.DataFrame, new: pd.DataFrame, keys: list[str], changed: list[str],
+                numeric: list[str]) -> dict[str, Any]:
+    from ..utility.categorical.measures import _changed_vector
+    from ..utility.continuous.exact import first_parts
+
     if len(orig) != len(new):
         raise MeasureError("utility: the original and treated partitions differ in length")
     out: dict[str, Any] = {"n": len(orig), "supp": {}, "changed": {}, "vc_o": {}, "vc_n": {}}
     for c in keys:
         a, b = orig[c], new[c]
         out["supp"][c] = int((b.isna() & a.notna()).sum())
-        out["changed"][c] = int((a.astype(object).fillna("\0na")
-                                 != b.astype(object).fillna("\0na")).sum())
         out["vc_o"][c] = a.astype(object).value_counts(dropna=True)
         out["vc_n"][c] = b.astype(object).value_counts(dropna=True)
+    for c in changed:  # the in-memory rule (numbers as numbers, else values), record by record
+        out["changed"][c] = int(_changed_vector(orig[c], new[c]).sum())
     if numeric:
-        x = orig[numeric].to_numpy(dtype=np.float64, na_value=np.nan)
-        y = new[numeric].to_numpy(dtype=np.float64, na_value=np.nan)
-        both = ~np.isnan(x) & ~np.isnan(y)
-        xz, yz = np.where(both, x, 0.0), np.where(both, y, 0.0)
-        out["num"] = {"m": both.sum(axis=0).astype(np.float64),
-                      "absdiff": np.abs(xz - yz).sum(axis=0),
-                      "changed": ((x != y) & ~(np.isnan(x) & np.isnan(y))).sum(axis=0),
-                      "sx": xz.sum(axis=0), "sy": yz.sum(axis=0),
-                      "xx": xz.T @ xz, "yy": yz.T @ yz, "cnt": both.astype(float).T @ both}
+        out["num"] = first_parts(orig[numeric].to_numpy(dtype=np.float64, na_value=np.nan),
+                                 new[numeric].to_numpy(dtype=np.float64, na_value=np.nan))
     return out
 
 
-def _entropy(vc: pd.Series) -> float:
-    p = vc.to_numpy(dtype=np.float64)
-    p = p[p > 0] / p.sum() if p.sum() > 0 else p[:0]
-    return float(-(p * np.log(p)).sum())
+def _part_second(orig: pd.DataFrame, new: pd.DataFrame, numeric: list[str], mx: np.ndarray,
+                 mz: np.ndarray) -> dict[str, Any]:
+    from ..utility.continuous.exact import second_parts
+
+    return second_parts(orig[numeric].to_numpy(dtype=np.float64, na_value=np.nan),
+                        new[numeric].to_numpy(dtype=np.float64, na_value=np.nan), mx, mz,
+                        cross=True)
+
+
+def _entropy(vc: pd.Series, n: int) -> float:
+    from ..utility.entropy import entropy_from_frequencies
+
+    return entropy_from_frequencies(vc.to_numpy(dtype=np.float64), n)
+
+
+def _numeric_results(parts: list[dict[str, Any]], second: list[dict[str, Any]],
+                     numeric: list[str]) -> dict[str, Any]:
+    from ..risk.exact_moments import combine_pairs, covariance
+    from ..utility.continuous.exact import (
+        discrepancy_from_parts,
+        il1s_from_parts,
+        means,
+        observed_counts,
+        select,
+    )
+
+    first = [p["num"] for p in parts]
+    out: dict[str, Any] = {}
+    try:
+        out["il1s"] = il1s_from_parts(first, second, numeric)
+    except MeasureError as e:  # raised when the figure is read, as in memory
+        out["il1s"] = e
+    no, nz = observed_counts(first)
+    keep = [j for j in range(len(numeric)) if no[j] >= 2 and nz[j] >= 2]
+    out["correlation_discrepancy"] = None
+    if len(keep) >= 2:
+        try:
+            out["correlation_discrepancy"] = discrepancy_from_parts(
+                [select(s, keep) for s in second], [numeric[j] for j in keep])
+        except MeasureError as e:
+            out["correlation_discrepancy"] = e
+    mx, mz = means(first)
+    sx = np.sqrt(np.diag(covariance(combine_pairs([s["x"] for s in second]))))
+    sz = np.sqrt(np.diag(covariance(combine_pairs([s["z"] for s in second]))))
+    out["moments"] = pd.DataFrame({"mean_original": mx, "mean_current": mz,
+                                   "sd_original": sx, "sd_current": sz},
+                                  index=pd.Index(numeric, name="variable"))
+    return out
 
 
 def utility_measures(original: Any, masked: Any, *, keys: Sequence[str] = (),
-                     numeric: Sequence[str] = (), progress: bool | None = None) -> dict[str, Any]:
+                     numeric: Sequence[str] = (), changed: Sequence[str] | None = None,
+                     progress: bool | None = None) -> dict[str, Any]:
     """Utility of ``masked`` vs ``original`` (two Dask frames with corresponding partitions), in
-    one pass: a dict with ``suppressions``, ``records_changed``, ``entropy`` (DataFrames),
-    ``il1s`` (float or None), ``moments`` (DataFrame or None) and ``correlation_difference``.
-    See the module docstring for the formulas."""
+    two passes: a dict with ``suppressions``, ``records_changed`` (of the ``changed`` columns;
+    default keys and numeric), ``entropy`` (DataFrames), ``il1s`` (float, None, or the
+    `MeasureError` the in-memory measure raises), ``moments`` (DataFrame or None) and
+    ``correlation_discrepancy`` (float, None or a `MeasureError`). See the module docstring for
+    the formulas."""
     import dask
 
+    from ..utility.categorical.measures import suppressions_frame
+    from ..utility.continuous.exact import means
+
     keys, numeric = list(keys), list(numeric)
+    changed = keys + numeric if changed is None else list(changed)
     if original.npartitions != masked.npartitions:
         raise MeasureError("utility: the original and treated frames have different partitions")
-    cols = keys + numeric
-    parts = compute(*[dask.delayed(_part_stats)(a, b, keys, numeric) for a, b in
-                      zip(original[cols].to_delayed(), masked[cols].to_delayed())],
+    cols = list(dict.fromkeys(keys + numeric + changed))
+    pairs = list(zip(original[cols].to_delayed(), masked[cols].to_delayed()))
+    parts = compute(*[dask.delayed(_part_stats)(a, b, keys, changed, numeric) for a, b in pairs],
                     progress=progress)
     n = sum(p["n"] for p in parts)
-    supp = pd.DataFrame({"suppressions": [sum(p["supp"][c] for p in parts) for c in keys]},
-                        index=pd.Index(keys, name="variable"), dtype="int64")
-    changed = [sum(p["changed"][c] for p in parts) for c in keys]
-    ent_rows = []
+    supp = np.array([sum(p["supp"][c] for p in parts) for c in keys], dtype=np.int64)
+    ent_o, ent_n = [], []
     for c in keys:
-        vo = pd.concat([p["vc_o"][c] for p in parts]).groupby(level=0).sum()
-        vn = pd.concat([p["vc_n"][c] for p in parts]).groupby(level=0).sum()
-        eo, en = _entropy(vo), _entropy(vn)
-        ent_rows.append((c, eo, en, en - eo))
+        ent_o.append(_entropy(pd.concat([p["vc_o"][c] for p in parts]).groupby(level=0).sum(), n))
+        ent_n.append(_entropy(pd.concat([p["vc_n"][c] for p in parts]).groupby(level=0).sum(), n))
+    eo, en = np.array(ent_o, dtype=np.float64), np.array(ent_n, dtype=np.float64)
+    loss = eo - en
     out: dict[str, Any] = {
-        "suppressions": supp,
-        "entropy": pd.DataFrame(ent_rows, columns=["variable", "original", "current",
-                                                   "change"]).set_index("variable"),
-        "il1s": None, "moments": None, "correlation_difference": None}
-    if numeric:
-        tot = {k: sum(p["num"][k] for p in parts) for k in parts[0]["num"]}
-        m = tot["m"]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mx, my = tot["sx"] / m, tot["sy"] / m
-            vx = (np.diag(tot["xx"]) - m * mx ** 2) / (m - 1)
-            vy = (np.diag(tot["yy"]) - m * my ** 2) / (m - 1)
-            sx, sy = np.sqrt(vx), np.sqrt(vy)
-            out["il1s"] = float((tot["absdiff"] / (np.sqrt(2.0) * sx)).sum() / (n * len(numeric)))
-            cnt = tot["cnt"]
-            cov_x = (tot["xx"] - np.outer(tot["sx"], tot["sx"]) / cnt) / (cnt - 1)
-            cov_y = (tot["yy"] - np.outer(tot["sy"], tot["sy"]) / cnt) / (cnt - 1)
-            rx = cov_x / np.sqrt(np.outer(np.diag(cov_x), np.diag(cov_x)))
-            ry = cov_y / np.sqrt(np.outer(np.diag(cov_y), np.diag(cov_y)))
-        out["moments"] = pd.DataFrame({"mean_original": mx, "mean_current": my,
-                                       "sd_original": sx, "sd_current": sy},
-                                      index=pd.Index(numeric, name="variable"))
-        out["correlation_difference"] = float(np.nanmean(np.abs(rx - ry)))
-        changed += [int(x) for x in tot["changed"]]
+        "suppressions": suppressions_frame(keys, supp, n),
+        "entropy": pd.DataFrame(
+            {"entropy_original": eo, "entropy_masked": en, "loss": loss,
+             "relative_loss": np.divide(loss, eo, out=np.zeros_like(loss), where=eo > 0)},
+            index=pd.Index(keys, name="variable")),
+        "il1s": None, "moments": None, "correlation_discrepancy": None}
+    if numeric and n:
+        mx, mz = means([p["num"] for p in parts])
+        second = compute(*[dask.delayed(_part_second)(a, b, numeric, mx, mz) for a, b in pairs],
+                         progress=progress)
+        out.update(_numeric_results(list(parts), list(second), numeric))
+    ch = np.array([sum(p["changed"][c] for p in parts) for c in changed], dtype=np.int64)
     out["records_changed"] = pd.DataFrame(
-        {"changed": changed, "share": [c / n for c in changed]},
-        index=pd.Index(cols, name="variable"))
+        {"changed": ch, "share": ch / n if n else np.zeros(len(changed))},
+        index=pd.Index(changed, name="variable"))
     return out

@@ -73,11 +73,17 @@ def read_parquet(path: Any, *, columns: list[str] | None = None, index: str | No
     return ddf
 
 
+def _part_name(i: int) -> str:
+    return f"part.{i:06d}.parquet"
+
+
 def write_parquet(ddf: Any, path: Any, *, overwrite: bool = False, protect: Any = None,
                   write_index: bool = False, progress: bool | None = None, **kw: Any) -> Path:
     """Write the Dask frame ``ddf`` as a partitioned Parquet dataset into the directory ``path``;
     returns the path. Refuses an existing path unless ``overwrite=True`` and a ``protect`` path
-    (the source dataset) always (`DataFileError`)."""
+    (the source dataset) always (`DataFileError`). The files are numbered with leading zeros
+    (``part.000000.parquet``, ...), so a reader that takes them in name order (pyarrow, pandas)
+    reads the records in the frame's order, also beyond ten partitions."""
     if not isinstance(path, (str, Path)) or not str(path):
         raise ParameterError(f"path: expected a directory path, got {path!r:.60}")
     out = Path(path)
@@ -97,6 +103,7 @@ def write_parquet(ddf: Any, path: Any, *, overwrite: bool = False, protect: Any 
             out.unlink()
     if not out.parent.exists():
         raise DataFileError(f"path: the directory {str(out.parent)!r} does not exist")
+    kw.setdefault("name_function", _part_name)
     task = ddf.to_parquet(str(out), write_index=write_index, compute=False, **kw)
     if progress_enabled(progress):
         from ._base import compute

@@ -15,10 +15,11 @@ partitioning. PRAM draws one uniform per record and column from ``default_rng(st
 stream at word ``j*n + o`` (`record_stream`, PCG64's ``advance``), so PRAM equals the in-memory
 result bit for bit. Noise draws ``standard_normal((n, p))`` from the same stream; the generator's
 state at each partition's first record is found on the client (`stream_states`), so every record
-gets the same normal draws as in memory. The noise scale comes from moments summed over the
-partitions, which may differ from the in-memory moments in the last bits: the noisy values equal
-the in-memory ones to within that rounding (relative differences of order 1e-15), and bit for bit
-when the moments agree.
+gets the same normal draws as in memory. The moments (means, standard deviations, the pairwise
+covariance matrix) come from exact sums over the partitions rounded once
+(`sdcsession.risk.exact_moments`), as in memory, and correlated draws are formed record by record
+(`sdcsession.methods.noise.covariance.correlated_draws`): noise equals the in-memory result bit
+for bit, notes included.
 
 Example
 -------
@@ -34,14 +35,21 @@ Example
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import TreatmentError
+from ..errors import SdcWarning, TreatmentError
 from ..methods.base import require_columns
-from ..methods.noise.addition import AddNoise, numeric_block, repair_pairwise_covariance
+from ..methods.noise.addition import AddNoise, numeric_block
+from ..methods.noise.covariance import (
+    _warn_covariance,
+    correlated_draws,
+    noise_moments,
+    realised_sd,
+)
 from ..methods.noise.domain import (
     DomainFacts,
     bound_block,
@@ -61,6 +69,7 @@ from ..methods.pram.invariant import (
     column_base,
     stratum_matrix,
 )
+from ..risk.exact_moments import column_means, column_parts, pair_parts, spread_parts
 from ..roles import Roles
 from ._base import compute, mixed_radix, radix, record_stream
 from ._encode import encode_part, scan
@@ -226,35 +235,18 @@ def _pram(t: Pram, ddf: Any, roles: Roles, seed: int, progress: Any) -> Distribu
 
 
 # ---------------------------------------------------------------------------------- noise
-def _moments1(part: pd.DataFrame, columns: tuple) -> tuple[np.ndarray, DomainFacts, int]:
+def _moments1(part: pd.DataFrame, columns: tuple) -> tuple[list, DomainFacts, int]:
     x = part[list(columns)].to_numpy(dtype=np.float64, na_value=np.nan)
     inf = np.isinf(x).any(axis=0)
     if inf.any():
         raise TreatmentError(f"add_noise: column(s) {[c for c, b in zip(columns, inf) if b]} "
                              "have infinite values")
-    ok = ~np.isnan(x)
-    return (np.vstack([ok.sum(axis=0), np.where(ok, x, 0.0).sum(axis=0)]), domain_facts(x),
-            len(x))
+    return column_parts(x), domain_facts(x), len(x)
 
 
-def _moments2(part: pd.DataFrame, columns: tuple, mean: np.ndarray) -> np.ndarray:
-    x = part[list(columns)].to_numpy(dtype=np.float64, na_value=np.nan) - mean
-    ok = (~np.isnan(x)).astype(np.float64)
-    xz = np.where(np.isnan(x), 0.0, x)
-    n = ok.T @ ok  # n_ij: records observing both
-    a = xz.T @ ok  # a[i, j] = sum of (x_i - m_i) over records observing i and j
-    q = xz.T @ xz
-    return np.stack([n, a, q])
-
-
-def _covariance(m: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
-    n, a, q = m
-    info: dict[str, Any] = {"covariance_undefined_pairs": [], "covariance_repaired": False}
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cov = (q - a * a.T / n) / (n - 1)
-    cov[n < 2] = np.nan
-    # no missing values: the plain sample covariance, as the pandas path (no repair)
-    return repair_pairwise_covariance(cov, info, repair=not (n == n[0, 0]).all())
+def _moments2(part: pd.DataFrame, columns: tuple, mean: np.ndarray, cross: bool) -> dict:
+    x = part[list(columns)].to_numpy(dtype=np.float64, na_value=np.nan)
+    return pair_parts(x, mean, cross=cross)
 
 
 #: prefix of the per-record flags "reflected at a bound" the noise kernel returns for the notes
@@ -295,9 +287,7 @@ def _noise_kernel(part: pd.DataFrame, columns: tuple, method: str, noise: float,
     if method in ("additive", "additive0"):
         z = x + rng.standard_normal((n, p)) * (noise * sd)
     else:
-        e = rng.multivariate_normal(np.zeros(p), (noise ** 2) * cov, size=n, method="eigh",
-                                    check_valid="ignore")
-        z = x + e
+        z = x + correlated_draws(rng, (noise ** 2) * cov, n)
         if method == "correlated2":
             c = 1.0 / np.sqrt(1.0 + noise ** 2)
             z = c * z + (1.0 - c) * mean
@@ -309,7 +299,7 @@ def _noise_kernel(part: pd.DataFrame, columns: tuple, method: str, noise: float,
 
 
 def _noise_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
-    out: dict[str, Any] = {"changed": {}, "s1": {}, "s2": {}, "negative": {}, "not_whole": {},
+    out: dict[str, Any] = {"changed": {}, "spread": {}, "negative": {}, "not_whole": {},
                            "bounded": {}}
     for c in old.columns:
         x = old[c].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -317,8 +307,7 @@ def _noise_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
         d = z - x
         ch = ~np.isnan(x) & (d != 0)
         out["changed"][c] = int(ch.sum())
-        out["s1"][c] = float(d[ch].sum())
-        out["s2"][c] = float((d[ch] ** 2).sum())
+        out["spread"][c] = [spread_parts(d[ch])]
         neg, frac = domain_counts(x[:, None], z[:, None])
         out["negative"][c], out["not_whole"][c] = int(neg[0]), int(frac[0])
         if _REFLECTED + c in new.columns:
@@ -339,31 +328,43 @@ def _noise(t: AddNoise, ddf: Any, roles: Roles, seed: int, progress: Any) -> Dis
     numeric_block(ddf._meta_nonempty, cols, "add_noise", min_sd=False)
     parts = ddf[list(cols)].to_delayed()
     first = compute(*[dask.delayed(_moments1)(p, cols) for p in parts], progress=progress)
-    m1 = sum(m for m, _, _ in first)
+    counts, mean = column_means(f for f, _, _ in first)
+    lengths = [n for _, _, n in first]
+    empty = tuple(c for c, k in zip(cols, counts) if k == 0)
+    notes: dict[str, Any] = {"method": t.method, "noise": t.noise, "all_missing": list(empty)}
+    if empty:  # as in memory: passed through unchanged, with a warning
+        warnings.warn(f"add_noise: column(s) {list(empty)} have only missing values; passed "
+                      "through unchanged", SdcWarning, stacklevel=5)
+    keep = [j for j, k in enumerate(counts) if k > 0]
+    if not keep:
+        notes.update(sd_spec={}, sd_realised={}, changed={}, bounded={}, domain={})
+        return DistributedResult(ddf, notes=notes)
     facts = first[0][1]
     for _, f, _ in first[1:]:
         facts = facts.merge(f)
-    lengths = [n for _, _, n in first]
-    if (m1[0] == 0).any():
-        empty = [c for c, k in zip(cols, m1[0]) if k == 0]
-        raise TreatmentError(f"add_noise: column(s) {empty} have only missing values")
+    facts = DomainFacts(facts.lo[keep], facts.hi[keep], facts.whole[keep])
+    if len(keep) < len(cols):  # the moments of the observed columns only
+        first = [([f[j] for j in keep], None, n) for f, _, n in first]
+        cols, mean = tuple(cols[j] for j in keep), mean[keep]
+    constant = [c for j, c in enumerate(cols) if facts.lo[j] == facts.hi[j]]
+    if constant:
+        raise TreatmentError(f"add_noise: column {constant[0]!r} is constant (standard "
+                             "deviation 0); nothing to perturb")
     check_within(cols, facts, t.bounds)
-    mean = m1[1] / m1[0]
-    m2 = sum(compute(*[dask.delayed(_moments2)(p, cols, mean) for p in parts],
-                     progress=progress))
-    cov, info = _covariance(m2)
-    sd = np.sqrt(np.diag(cov))
-    if (sd == 0).any():
-        raise TreatmentError(f"add_noise: column(s) {[c for c, s in zip(cols, sd) if s == 0]} "
-                             "are constant (standard deviation 0); nothing to perturb")
-    notes: dict[str, Any] = {"method": t.method, "noise": t.noise, "all_missing": []}
+    correlated = t.method in ("correlated", "correlated2")
+    missing = int(counts[keep].sum()) < sum(lengths) * len(keep)
+    parts = ddf[list(cols)].to_delayed()
+    second = compute(*[dask.delayed(_moments2)(p, cols, mean, correlated) for p in parts],
+                     progress=progress)
+    sd, cov, info = noise_moments([f for f, _, _ in first], list(second), correlated, missing)
     if t.method in ("additive", "additive0"):
         sd_spec = t.noise * sd
     else:
+        _warn_covariance(info, cols)
         notes["covariance_undefined_pairs"] = [[cols[i], cols[j]] for i, j in
                                                info["covariance_undefined_pairs"]]
         notes["covariance_repaired"] = info["covariance_repaired"]
-        sd_spec = t.noise * sd
+        sd_spec = t.noise * np.sqrt(np.diag(cov))
         if t.method == "correlated2":
             c = 1.0 / np.sqrt(1.0 + t.noise ** 2)
             notes["c"] = c
@@ -375,17 +376,12 @@ def _noise(t: AddNoise, ddf: Any, roles: Roles, seed: int, progress: Any) -> Dis
                       mean, stream_states(int(seed), lengths, len(cols)), t.bounds,
                       progress=progress, partition_info=True, meta=pd.DataFrame(meta))
     st = partition_stats(_noise_stats, ddf[list(cols)], new, progress=progress)
-    notes["sd_spec"] = {c: float(sd_spec[j]) for j, c in enumerate(cols)}
-    realised = {}
-    for c in cols:
-        k = st["changed"][c]
-        realised[c] = (float(np.sqrt(max(st["s2"][c] - st["s1"][c] ** 2 / k, 0.0) / (k - 1)))
-                       if k > 1 else 0.0)
-    notes["sd_realised"] = realised
-    notes["changed"] = {c: int(st["changed"][c]) for c in cols}
     notes["bounded"] = ({c: int(st["bounded"].get(c, 0)) for c in cols}
                         if t.bounds is not None else {})
     notes["domain"] = warn_domain_counts(
         cols, facts, np.array([st["negative"][c] for c in cols]),
         np.array([st["not_whole"][c] for c in cols]), t.bounds, t.warn_domain, stacklevel=5)
+    notes["sd_spec"] = {c: float(sd_spec[j]) for j, c in enumerate(cols)}
+    notes["sd_realised"] = {c: realised_sd(st["spread"][c]) for c in cols}
+    notes["changed"] = {c: int(st["changed"][c]) for c in cols}
     return DistributedResult(replace_columns(ddf, new[list(cols)]), notes=notes)

@@ -84,6 +84,7 @@ import pandas as pd
 
 from ...errors import ParameterError, TreatmentError
 from ...progress import Bar
+from ...risk.exact_sum import exact_sum
 from ...roles import Roles
 from ..base import Result, Treatment, check_choice, check_int, param_names, require_columns
 from ..noise.addition import _names, _put, numeric_block
@@ -162,6 +163,24 @@ def _stratum_codes(data: pd.DataFrame, strata: tuple[str, ...]) -> tuple[np.ndar
     first[inv_codes[::-1]] = np.arange(len(data))[::-1]
     labels = [" / ".join(str(data[c].iloc[i]) for c in strata) for i in first]
     return inv_codes.astype(np.int64), labels
+
+
+def total_squares(z: np.ndarray) -> float:
+    """``Σ_j Σ_i (z_ij − z̄_j)²`` of a NaN-free block: per column from exact sums rounded once
+    (`sdcsession.risk.exact_moments.centred_squares`), the columns added in order, so any split
+    of the records gives the same double (the Dask path adds the sums of its partitions).
+
+    Missing values: none (the complete records are given).
+
+    >>> total_squares(np.array([[1.0], [2.0], [4.0]]))
+    4.666666666666667
+    """
+    from ...risk.exact_moments import centred_squares, column_means, column_parts, pair_parts
+
+    if not len(z):
+        return 0.0
+    _, m = column_means([column_parts(z)])
+    return float(sum(centred_squares(pair_parts(z, m, cross=False)).tolist()))
 
 
 def standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -293,7 +312,10 @@ def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *
 
     n_incomplete = 0
     bar = Bar(len(data), desc="MDAV", enabled=progress if method == "mdav" else False)
+    sse_strata = []  # each stratum's within-group SS, added exactly (any order of the strata)
     for st in range(len(slabels)):
+        sse_strata.append(sse)
+        sse = 0.0
         in_st = sidx == st
         if method in _UNIVARIATE:
             for j in range(p):
@@ -335,6 +357,7 @@ def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *
                     out[rows, j] = _aggregate(v, lab, aggregate, None if w is None else w[rows])
     bar.update(len(data) - bar.n)
     bar.close()
+    sse = exact_sum(sse_strata[1:] + [sse])
     out[miss] = np.nan
     notes: dict[str, Any] = {
         "method": method, "k": int(k), "n_groups": n_groups,
@@ -345,7 +368,7 @@ def microaggregation(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *
     # within-group SS of the standardised values (univariate methods: per variable)
     zc = z_all[~miss.any(axis=1)]
     notes["sse_std"] = sse
-    notes["sst_std"] = float(((zc - zc.mean(axis=0)) ** 2).sum()) if len(zc) else 0.0
+    notes["sst_std"] = total_squares(zc)
     notes["incomplete"] = n_incomplete
     if any(suppressed.values()):
         notes["suppressed"] = suppressed

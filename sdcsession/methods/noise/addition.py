@@ -114,12 +114,16 @@ import numpy as np
 import pandas as pd
 
 from ...errors import ParameterError, SdcWarning, TreatmentError
+from ...risk.exact_moments import column_means, column_parts, pair_parts, spread_parts
 from ...risk.robust.minimum_covariance import mcd
 from ...roles import Roles
 from ..base import Result, Treatment, check_bool, param_names, require_columns
 from .covariance import (  # noqa: F401  (repair_pairwise_covariance: kept importable from here)
     _warn_covariance,
+    correlated_draws,
+    noise_moments,
     pairwise_covariance,
+    realised_sd,
     repair_pairwise_covariance,
 )
 from .domain import (
@@ -327,26 +331,27 @@ def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
     check_within(columns, facts, bounds)
     n, p = x.shape
     miss = np.isnan(x)
-    # np.std equals np.nanstd bit for bit without missing values, and skips its copies
-    sd = np.nanstd(x, axis=0, ddof=1) if miss.any() else np.std(x, axis=0, ddof=1)
+    correlated = method in ("correlated", "correlated2")
+    # exact moments (sdcsession.risk.exact_moments): the Dask path gets the same doubles
+    first = [column_parts(x)]
+    _, mean = column_means(first)
+    sd, cov, info = noise_moments(first, [pair_parts(x, mean, cross=correlated)], correlated,
+                                  bool(miss.any()))
     if method in ("additive", "additive0"):  # additive0: zeros restored in bound_block
         z = x + rng.standard_normal((n, p)) * (noise * sd)
         sd_spec = noise * sd
     elif method == "outliers":
         z, sd_spec = _outlier_noise(x, columns, noise, sd, rng, notes)
-    elif method in ("correlated", "correlated2"):
-        cov, info = pairwise_covariance(x)
+    elif correlated:
         _warn_covariance(info, columns)
         notes["covariance_undefined_pairs"] = [
             [columns[i], columns[j]] for i, j in info["covariance_undefined_pairs"]]
         notes["covariance_repaired"] = info["covariance_repaired"]
-        e = rng.multivariate_normal(np.zeros(p), (noise ** 2) * cov, size=n, method="eigh",
-                                    check_valid="ignore")
-        z = x + e
+        z = x + correlated_draws(rng, (noise ** 2) * cov, n)
         sd_spec = noise * np.sqrt(np.diag(cov))
         if method == "correlated2":
             c = 1.0 / np.sqrt(1.0 + noise ** 2)
-            z = c * z + (1.0 - c) * np.nanmean(x, axis=0)
+            z = c * z + (1.0 - c) * mean
             notes["c"] = c
             sd_spec = np.sqrt(np.diag(cov) * 2 * (1 - c))  # sd of z − x in expectation
     elif method == "restricted":
@@ -370,9 +375,8 @@ def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
     d = z - x
     changed = (~miss) & (d != 0)
     notes["sd_spec"] = {c: float(sd_spec[j]) for j, c in enumerate(columns)}
-    notes["sd_realised"] = {
-        c: (float(np.std(d[changed[:, j], j], ddof=1)) if changed[:, j].sum() > 1 else 0.0)
-        for j, c in enumerate(columns)}
+    notes["sd_realised"] = {c: realised_sd([spread_parts(d[changed[:, j], j])])
+                            for j, c in enumerate(columns)}
     notes["changed"] = {c: int(changed[:, j].sum()) for j, c in enumerate(columns)}
     return _put(data, columns, z), notes
 

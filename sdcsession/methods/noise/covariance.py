@@ -1,7 +1,9 @@
-"""Covariance matrices for correlated noise: the pairwise-complete covariance of a block with
-missing values, its repair to a positive semidefinite matrix, and the warning about both
-(shared by the in-memory and the Dask noise). Moved from `sdcsession.methods.noise.addition`,
-which re-exports these names.
+"""Moments and draws of noise addition, shared by the in-memory and the Dask noise so that both
+give the same doubles for any split of the records: the means and (pairwise-complete) covariance
+matrix from exact sums (`sdcsession.risk.exact_moments`), its repair to a positive semidefinite
+matrix, the warning about both, the correlated normal draws computed record by record, and the
+realised noise spread. Moved from `sdcsession.methods.noise.addition`, which re-exports these
+names.
 
 Example
 -------
@@ -17,17 +19,87 @@ import warnings
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ...errors import SdcWarning, TreatmentError
 
-__all__ = ["pairwise_covariance", "repair_pairwise_covariance"]
+__all__ = ["pairwise_covariance", "repair_pairwise_covariance", "noise_moments",
+           "correlated_draws", "realised_sd"]
+
+
+def noise_moments(first: list[Any], second: list[Any], correlated: bool, missing: bool,
+                  ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """The standard deviations, covariance matrix and notes of noise addition from the exact
+    moment sums of the chunks of the records (`sdcsession.risk.exact_moments`: ``first`` their
+    `column_parts`, ``second`` their `pair_parts` around the exact means, with the cross
+    products when ``correlated``). ``missing``: whether any treated value is missing (then the
+    pairwise-complete matrix is checked and repaired, see `repair_pairwise_covariance`).
+    Returns ``(sd, cov, info)``; ``cov`` is None unless ``correlated``.
+
+    Missing values: each sum uses the observed values (pairs: the records observing both).
+
+    >>> from sdcsession.risk.exact_moments import column_parts, column_means, pair_parts
+    >>> x = np.array([[1.0, 2.0], [2.0, 3.0], [3.0, 5.0]])
+    >>> _, m = column_means([column_parts(x)])
+    >>> sd, cov, _ = noise_moments([column_parts(x)], [pair_parts(x, m)], True, False)
+    >>> sd.round(3).tolist(), cov.round(3).tolist()
+    ([1.0, 1.528], [[1.0, 1.5], [1.5, 2.333]])
+    """
+    from ...risk.exact_moments import combine_pairs, covariance
+
+    cov = covariance(combine_pairs(second))
+    sd = np.sqrt(np.diag(cov))
+    info: dict[str, Any] = {"covariance_undefined_pairs": [], "covariance_repaired": False}
+    if not correlated:
+        return sd, None, info
+    cov, info = repair_pairwise_covariance(cov, info, repair=missing)
+    return sd, cov, info
+
+
+def correlated_draws(rng: np.random.Generator, cov: np.ndarray, n: int) -> np.ndarray:
+    """``n`` draws of ``N_p(0, cov)``, one row per record: ``Z = rng.standard_normal((n, p))``
+    and ``e_i = F·z_i`` with ``F = U·diag(sqrt|λ|)`` from the eigendecomposition ``cov = U·Λ·Uᵀ``
+    (``F·Fᵀ = cov`` for a positive semidefinite matrix). The product is computed column by
+    column with element-wise operations in a fixed order (no matrix-multiply kernel whose
+    blocking depends on ``n``), so each record's noise depends on its own normal draws only:
+    the same numbers however the records are split into chunks.
+
+    Missing values: not applicable (every record draws its row).
+
+    >>> e = correlated_draws(np.random.default_rng(0), np.array([[4.0, 0.0], [0.0, 1.0]]), 20000)
+    >>> np.round(e.std(axis=0), 1).tolist()
+    [2.0, 1.0]
+    """
+    p = cov.shape[0]
+    w, u = np.linalg.eigh(cov)
+    f = u * np.sqrt(np.abs(w))
+    z = rng.standard_normal((int(n), p))
+    e = np.empty((int(n), p))
+    for j in range(p):
+        acc = z[:, 0] * f[j, 0]
+        for k in range(1, p):
+            acc = acc + z[:, k] * f[j, k]
+        e[:, j] = acc
+    return e
+
+
+def realised_sd(parts: list[Any]) -> float:
+    """The standard deviation (divisor k − 1; 0 for fewer than 2) of the changes of the changed
+    values, from the exact sums of chunks (`sdcsession.risk.exact_moments.spread_parts`).
+
+    >>> from sdcsession.risk.exact_moments import spread_parts
+    >>> realised_sd([spread_parts(np.array([1.0, 3.0]))])
+    1.4142135623730951
+    """
+    from ...risk.exact_moments import spread
+
+    return spread(parts)
 
 
 def pairwise_covariance(x: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
     """Covariance matrix of the columns of ``x`` (NaN = missing) for correlated noise.
 
-    Without missing values the sample covariance (divisor n − 1). Otherwise the pairwise-complete
+    Without missing values the sample covariance (divisor n − 1), computed from exact sums
+    (`sdcsession.risk.exact_moments`: the same doubles for any split of the records). Otherwise the pairwise-complete
     covariance: the variance of each column over its observed values and the covariance of each
     pair over the records observing both. A pair observed together fewer than 2 times gets 0; a
     matrix that is then not positive semidefinite is replaced by ``D·R₊·D``, with D the standard
@@ -43,12 +115,11 @@ def pairwise_covariance(x: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
     >>> cov.round(3).tolist(), info
     ([[2.917, 3.555], [3.555, 4.333]], {'covariance_undefined_pairs': [], 'covariance_repaired': True})
     """
-    p = x.shape[1]
+    from ...risk.exact_moments import block_covariance
+
     info: dict[str, Any] = {"covariance_undefined_pairs": [], "covariance_repaired": False}
-    if not np.isnan(x).any():
-        return np.cov(x, rowvar=False).reshape(p, p), info
-    cov = pd.DataFrame(x).cov(min_periods=2).to_numpy(copy=True)
-    return repair_pairwise_covariance(cov, info)
+    _, cov = block_covariance(x)
+    return repair_pairwise_covariance(cov, info, repair=bool(np.isnan(x).any()))
 
 
 def repair_pairwise_covariance(cov: np.ndarray, info: dict[str, Any], *, repair: bool = True,

@@ -70,6 +70,7 @@ def local_suppression(
     progress: bool | None = None,
     subsets: Sequence[Sequence[str]] | None = None,
     alpha: float = 1.0,
+    household_cost: float | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Suppress key values (set them missing) until every record has fk >= k.
 
@@ -136,7 +137,8 @@ def local_suppression(
     suppressed for all members. Without ``importance`` the search prices that spread: the gain
     of a move on a household-level key is divided by the mean household size seen from a record,
     ``sum(size²) / n``, so a household-level key is suppressed only when it repairs that many more
-    violators than a person-level one. After the spread (whose values are wildcards too), the
+    violators than a person-level one (``household_cost`` gives that number instead: the Dask
+    path computes it over the whole file and solves stratum by stratum). After the spread (whose values are wildcards too), the
     restoration pass runs again on the person-level suppressions. A stratum with fewer than k
     records (total weight below k) cannot be protected: nothing is suppressed there, an `SdcWarning` says so and ``notes`` report
     the records left (``unresolvable``). ``progress``: a bar counting the records found safe (None:
@@ -187,8 +189,8 @@ def local_suppression(
             # a household-level suppression spreads to every member: its cost is the mean
             # household size seen from a record, sum(size^2) / n
             size = np.bincount(hid)
-            cost = np.array([float((size ** 2).sum() / len(hid)) if c in hk else 1.0
-                             for c in keys])
+            hc = float((size ** 2).sum() / len(hid)) if household_cost is None else household_cost
+            cost = np.array([hc if c in hk else 1.0 for c in keys])
     if weighted:
         if weight is None:
             raise ParameterError("weighted: weighted=True needs a weight column (weight=...)")

@@ -202,15 +202,25 @@ def _utility(state: State) -> dict[str, Any]:
     from ..views._numeric_columns import numeric_columns
 
     ro = state.original_roles
-    keys = [c for c in ro.keys if c in state.data.columns]
+    both = [c for c in state.data.columns if c in state.original.columns]
+    keys = [c for c in ro.keys if c in both]
     # a numeric variable recoded into intervals has left the numeric measures (as in memory)
-    num = numeric_columns(state.original._meta, state.data._meta, ro.numeric)
-    return utility_measures(state.original, state.data, keys=keys, numeric=num)
+    num = numeric_columns(state.original._meta, state.data._meta, [c for c in ro.numeric
+                                                                   if c in both])
+    changed = [c for c in ro.columns() if c in both]  # as in memory: every role variable
+    return utility_measures(state.original, state.data, keys=keys, numeric=num, changed=changed)
+
+
+def _raise(value: Any) -> Any:
+    if isinstance(value, Exception):
+        raise value
+    return value
 
 
 class DaskUtilitySummary:
-    """Information loss of a Dask state vs the original: the measures that are sums, moments
-    or tables (`sdcsession.scale.utility_measures.utility_measures`), computed in one pass per state."""
+    """Information loss of a Dask state vs the original: the measures of `UtilitySummary` that
+    are sums, moments or tables (`sdcsession.scale.dask_utility.utility_measures`), with the
+    same names and the same values as on a pandas session, computed in two passes per state."""
 
     def __init__(self, state: State, step: Any = None) -> None:
         self._state = state
@@ -230,18 +240,18 @@ class DaskUtilitySummary:
 
     @property
     def records_changed(self) -> pd.DataFrame:
-        """Records whose value changed, per variable (count and share)."""
+        """Records whose value changed, per role variable (count and share)."""
         return self._u()["records_changed"]
 
     @property
     def entropy_change(self) -> pd.DataFrame:
-        """Entropy of each key variable in the original and now (natural log) and the change."""
+        """Entropy of each key variable in the original and now (natural log) and the loss."""
         return self._u()["entropy"]
 
     @property
     def il1s(self) -> float | None:
         """IL1s of the numeric variables (published, normalised by n·p); None without numeric."""
-        return self._u()["il1s"]
+        return _raise(self._u()["il1s"])
 
     @property
     def moments(self) -> pd.DataFrame | None:
@@ -249,15 +259,14 @@ class DaskUtilitySummary:
         return self._u()["moments"]
 
     @property
-    def correlation_difference(self) -> float | None:
-        """Mean absolute difference of the correlation matrices of the numeric variables."""
-        return self._u()["correlation_difference"]
+    def correlation_discrepancy(self) -> float | None:
+        """Mean absolute difference of the correlation matrices (off-diagonal), numeric vars."""
+        return _raise(self._u()["correlation_discrepancy"])
 
     def to_dict(self) -> dict[str, Any]:
         """Scalar figures as a JSON-serialisable dict."""
-        u = self._u()
-        return {"suppressions_total": self.suppressions_total, "il1s": u["il1s"],
-                "correlation_difference": u["correlation_difference"]}
+        return {"suppressions_total": self.suppressions_total, "il1s": self.il1s,
+                "correlation_discrepancy": self.correlation_discrepancy}
 
     def __repr__(self) -> str:
         d = self.to_dict()

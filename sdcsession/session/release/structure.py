@@ -231,14 +231,33 @@ def _linked(cx: _Context, f: Any, treated: list[str]) -> list[dict[str, Any]]:
     return out
 
 
+def _lookup_part(part: pd.DataFrame, key: str, values: pd.Series, name: str) -> pd.DataFrame:
+    return part.assign(**{name: part[key].map(values)})
+
+
+def _per_household(al: Aligned, f: Any, key: str, values: Any, name: str) -> Any:
+    """``f`` with the column ``name``: the value of ``values`` (indexed by household) of every
+    record's household (missing without one). pandas: a left merge; Dask: the per-household
+    values are computed (one number per household) and looked up partition by partition, so
+    the records keep their partitions and order (a Dask merge would repartition ``f``, whose
+    columns are aligned by position)."""
+    if not al.dask:
+        return f.merge(values.rename(name).to_frame(), left_on=key, right_index=True, how="left")
+    import dask
+
+    (vals,) = al.compute(values)
+    meta = f._meta.assign(**{name: f._meta[key].map(vals.iloc[:0])})
+    return f.map_partitions(_lookup_part, key, dask.delayed(vals), name, meta=meta,
+                            align_dataframes=False)
+
+
 def _household(cx: _Context, treated: list[str]) -> list[dict[str, Any]]:
     hid = cx.roles.household
     if hid is None or hid not in cx.released or not treated:
         return []
     f = cx.al.frame(treated, released_only=[hid])
     h = "r:" + hid
-    size = f.groupby(h).size().rename("n_hh")
-    f = f.merge(size.to_frame(), left_on=h, right_index=True, how="left")
+    f = _per_household(cx.al, f, h, f.groupby(h).size(), "n_hh")
     lazy: list[Any] = []
     for k in treated:
         o = "o:" + k
@@ -257,7 +276,7 @@ def _household(cx: _Context, treated: list[str]) -> list[dict[str, Any]]:
             hit = f["chg:" + k] & f["n_hh"].notnull() & f[o].notnull()
         if _small(within):  # constant within households: another member gives it away
             sib = f.assign(_k=f["rev:" + k].astype("int64")).groupby(h)["_k"].sum()
-            g = f.merge(sib.rename("sib_" + k).to_frame(), left_on=h, right_index=True, how="left")
+            g = _per_household(cx.al, f, h, sib, "sib_" + k)
             via = g["chg:" + k] & (g["sib_" + k] > 0)
             if hit is not None:
                 via = via | (g["chg:" + k] & g["n_hh"].notnull() & g[o].notnull())

@@ -375,13 +375,13 @@ def _rdisc(state: State) -> float | None:
     o, m, cols = _pair(state, "numeric", observed=True)
     if len(cols) < 2:
         return None
-    a = o[cols].astype("float64").corr().to_numpy()
-    b = m[cols].astype("float64").corr().to_numpy()
-    iu = np.triu_indices(len(cols), 1)
-    d = np.abs(a[iu] - b[iu])
-    if not np.isfinite(d).all():
-        raise MeasureError(f"correlation discrepancy: a numeric variable of {cols} is constant")
-    return float(d.mean())
+    from ...utility.continuous.exact import discrepancy_from_parts, first_parts, means
+    from ...utility.continuous.exact import second_parts as second
+
+    x = o[cols].to_numpy(dtype=np.float64, na_value=np.nan)
+    z = m[cols].to_numpy(dtype=np.float64, na_value=np.nan)
+    # exact moments (utility.continuous.exact): the Dask session gets the same double
+    return discrepancy_from_parts([second(x, z, *means([first_parts(x, z)]), cross=True)], cols)
 
 
 @register("utility.il_variables", "Mlodak lambda over every role variable", kind="utility")

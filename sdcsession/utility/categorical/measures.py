@@ -140,9 +140,22 @@ def suppressions(
     [1.0, 25.0]
     """
     mv = missing_values(original, masked, columns=keys)
-    out = pd.DataFrame({"suppressions": mv["m"], "suppressions_pct": mv["mp"]})
-    out.index.name = "key"
-    return out
+    return suppressions_frame(list(mv.index), mv["m"].to_numpy(), len(original))
+
+
+def suppressions_frame(keys: list[Hashable], m: np.ndarray, n: int) -> pd.DataFrame:
+    """The table of `suppressions` from the counts ``m`` of ``n`` records (shared with the Dask
+    session, which adds the counts over the partitions).
+
+    Missing values: ``m`` counts them (values missing now, present in the original).
+
+    >>> suppressions_frame(["k"], np.array([1]), 4).loc["k"].tolist()
+    [1.0, 25.0]
+    """
+    m = np.asarray(m, dtype=np.int64)
+    return pd.DataFrame({"suppressions": m,
+                         "suppressions_pct": 100.0 * m / n if n else np.zeros(len(keys))},
+                        index=pd.Index(keys, name="key"))
 
 
 def _changed_vector(o: pd.Series, m: pd.Series) -> np.ndarray:

@@ -2,7 +2,9 @@
 
 - `measures`: IL1s, IL1, the discrepancy measures, eigenvalues, robust covariances, ...;
 - `_discrepancy`: the Domingo-Ferrer / Mateo-Sanz / Torra table;
-- `_numeric`: numeric column selection and checked standard deviations.
+- `_numeric`: numeric column selection and checked standard deviations;
+- `exact`: IL1s and the correlation discrepancy from exact sums, chunk by chunk (pandas and
+  Dask give the same doubles).
 """
 
 from . import measures as _main

@@ -34,6 +34,7 @@ from .._align import check_seed, numeric_matrix, paired
 from .._il_variables import ILVariables, il_variables
 from ._discrepancy import discrepancy_table
 from ._numeric import _complete, _numeric_cols, _sd_checked
+from .exact import first_parts, il1s_from_parts, means, second_parts
 
 __all__ = [
     "il1s",
@@ -61,6 +62,8 @@ def il1s(
     ``IL1s = (1/(p·n)) Σ_j Σ_i |x_ij − z_ij| / (√2 · S_j)`` with S_j the (n−1) standard deviation
     of variable j in the original (Yancey, Winkler & Creecy 2002). ``normalise=False`` omits the
     1/(n·p) factor as sdcMicro's ``dUtility(method="IL1s")`` does (see `il1s_sdcmicro`).
+    The sums are exact and S_j comes from exact moments (`sdcsession.utility.continuous.exact`),
+    so the value does not depend on the order of the records or on how they are partitioned.
     Missing values: as sdcMicro's ``dUtility`` (``sum(..., na.rm = TRUE)``), cells with a missing
     value in either file add nothing and S_j is taken over the observed original values; a
     variable with fewer than two observed original values (S_j undefined, e.g. all missing) adds
@@ -80,23 +83,10 @@ def il1s(
     masked = paired(original, masked, name)
     x = numeric_matrix(original, cols, name, "original")
     z = numeric_matrix(masked, cols, name, "masked")
-    observed = (~np.isnan(x)).sum(axis=0)
-    sd = np.full(len(cols), np.nan)
-    if (observed >= 2).any():  # fewer than two observed values: S_j undefined, adds nothing
-        sd[observed >= 2] = _sd_checked(x[:, observed >= 2],
-                                        [c for c, k in zip(cols, observed) if k >= 2],
-                                        name, "original")
-    total = 0.0
-    for j in range(len(cols)):
-        if observed[j] >= 2:
-            total += float(np.nansum(np.abs(x[:, j] - z[:, j]))) / (np.sqrt(2.0) * sd[j])
-    total = float(total)
-    if not normalise:
-        return total
-    n, p = x.shape
-    if n == 0:
-        raise MeasureError(f"{name}: no records")
-    return total / (n * p)
+    # exact sums (utility.continuous.exact): the Dask session gets the same double
+    f = first_parts(x, z)
+    return il1s_from_parts([f], [second_parts(x, z, *means([f]))], cols, normalise=normalise,
+                           name=name)
 
 
 def il1s_sdcmicro(
