@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import sdcsession as sdc
@@ -208,6 +208,7 @@ def test_upload_of_a_compressed_csv_respects_the_limit(s: sdc.SdcSession) -> Non
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=40),
        st.floats(5, 500), st.integers(2, 4), st.integers(1, 4))
+@example([-5e-324], 5.0, 2, 1)  # min / width underflows to -0.0
 def test_interval_levels_cover_the_values_and_nest(values: list[float], width: float,
                                                    merge: int, levels: int) -> None:
     edges = interval_edges(values, width=width)

@@ -76,6 +76,7 @@ def interval_edges(values: Any, *, width: float | None = None,
                 math.isfinite(width) and width > 0):
             raise ParameterError(f"Interval width: expected a number > 0, got {width!r:.40}")
         start, stop = math.floor(lo / width), math.ceil(hi / width)
+        start -= start * width > lo  # lo / width underflowed to -0.0 (lo a tiny negative number)
         if stop * width <= hi:
             stop += 1
         if stop - start > 1000:
