@@ -8,11 +8,9 @@ missing. VS Code notebooks cannot be driven here (see the docs' "Front ends test
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import secrets
-import shutil
 import signal
 import subprocess
 import sys
@@ -21,20 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import CHROMIUM, browser_marks
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "",
-                             shutil.which("chromium-browser") or "") if p and Path(p).is_file()),
-                None)
-MISSING = [m for m in ("jupyterlab", "notebook", "ipywidgets", "playwright", "ipykernel")
-           if importlib.util.find_spec(m) is None]
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(CHROMIUM is None, reason="no system Chromium (/usr/bin/chromium)"),
-    pytest.mark.skipif(bool(MISSING), reason=f"needs {', '.join(MISSING)} "
-                                             "(pip install -e '.[notebooks,test]')"),
-]
+pytestmark = browser_marks("jupyterlab", "notebook", "ipywidgets", "playwright", "ipykernel", extras="notebooks,test")
 
 TIMEOUT = 120_000  # ms; the machine running the tests may be busy
 CODE = """import sdcsession as sdc
@@ -103,7 +92,7 @@ def _run_and_check(page: object, lab: bool) -> None:
                                 include_hidden=True).count() == 1, name
     assert page.get_by_role("button", name="Apply", exact=True).is_visible()
     tabs = [t.strip() for t in page.locator(".sdc-tabs").get_by_role("tab").all_inner_texts()]
-    assert tabs[:1] == ["Roles"] and "Treat" in tabs and "Release" in tabs
+    assert tabs[:2] == ["Data", "Roles"] and "Treat" in tabs and "Release" in tabs
     page.get_by_role("button", name="Apply", exact=True).click()  # local suppression, k = 3
     page.wait_for_function(
         "() => document.querySelector('.sdc-risk').innerText.includes('main / #1')",
