@@ -12,8 +12,13 @@ depends on them.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import shutil
+import socket
+import subprocess
+import time
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -112,3 +117,33 @@ class BlankRare(Treatment):
         col = data[self.column].copy()
         col[bad] = pd.NA
         return Result(data.assign(**{self.column: col}), notes={"blanked": int(bad.sum())})
+
+
+# ---------------------------------------------------------------------------- browser tests
+#: the system's Chromium (Debian's package; `.ci/run` installs it), or None
+CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "",
+                             shutil.which("chromium-browser") or "") if p and Path(p).is_file()),
+                None)
+
+
+def browser_marks(*modules: str, extras: str = "test") -> list[pytest.MarkDecorator]:
+    """``pytestmark`` of a browser test: slow, skipped with the reason without Chromium or
+    without one of ``modules`` (naming the extras that install them)."""
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    return [pytest.mark.slow,
+            pytest.mark.skipif(CHROMIUM is None, reason="no system Chromium (/usr/bin/chromium)"),
+            pytest.mark.skipif(bool(missing), reason=f"needs {', '.join(missing)} "
+                                                     f"(pip install -e '.[{extras}]')")]
+
+
+def wait_for_port(port: int, proc: subprocess.Popen, log: Path, seconds: float = 60) -> None:
+    """Wait until the app started as ``proc`` listens on ``port`` (fail with its log)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"sdcsession app exited with {proc.returncode}:\n{log.read_text()}")
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.3)
+    pytest.fail(f"Voilà did not listen on port {port} within {seconds} s:\n{log.read_text()}")

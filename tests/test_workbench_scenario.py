@@ -14,7 +14,6 @@ files are missing.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import shutil
@@ -26,22 +25,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import CONFORMANCE, require_conformance
+from conftest import CHROMIUM, CONFORMANCE, browser_marks, require_conformance
 
 import sdcsession as sdc
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "",
-                             shutil.which("chromium-browser") or "") if p and Path(p).is_file()),
-                None)
-MISSING = [m for m in ("voila", "ipywidgets", "playwright") if importlib.util.find_spec(m) is None]
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(CHROMIUM is None, reason="no system Chromium (/usr/bin/chromium)"),
-    pytest.mark.skipif(bool(MISSING), reason=f"needs {', '.join(MISSING)} "
-                                             "(pip install -e '.[test]')"),
-]
+pytestmark = browser_marks("voila", "ipywidgets", "playwright")
 
 KEYS = ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex"]
 NUMERIC = ["expend", "income", "savings"]

@@ -8,45 +8,21 @@ Skipped with the reason when Chromium, Voilà, ipywidgets or Playwright is missi
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import pytest
+from conftest import CHROMIUM, browser_marks, wait_for_port
 
 import sdcsession as sdc
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "",
-                             shutil.which("chromium-browser") or "") if p and Path(p).is_file()),
-                None)
-MISSING = [m for m in ("voila", "ipywidgets", "playwright") if importlib.util.find_spec(m) is None]
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(CHROMIUM is None, reason="no system Chromium (/usr/bin/chromium)"),
-    pytest.mark.skipif(bool(MISSING), reason=f"needs {', '.join(MISSING)} "
-                                             "(pip install -e '.[test]')"),
-]
+pytestmark = browser_marks("voila", "ipywidgets", "playwright")
 
-
-def _wait_for_port(port: int, proc: subprocess.Popen, log: Path, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"sdcsession app exited with {proc.returncode}:\n{log.read_text()}")
-        with socket.socket() as sock:
-            if sock.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.3)
-    pytest.fail(f"Voilà did not listen on port {port} within {seconds} s:\n{log.read_text()}")
 
 
 def test_numeric_risk_ru_axis_and_views_in_headless_chromium(tmp_path: Path) -> None:
@@ -68,7 +44,7 @@ def test_numeric_risk_ru_axis_and_views_in_headless_chromium(tmp_path: Path) -> 
              "--seed", "1", "--port", str(port), "--no-browser"],
             stdout=out, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
     try:
-        _wait_for_port(port, proc, log)
+        wait_for_port(port, proc, log)
         token = re.search(r"\?token=([\w-]+)", log.read_text()).group(1)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
