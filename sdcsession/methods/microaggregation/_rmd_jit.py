@@ -8,6 +8,10 @@ and one removal that updates a leaf and its ancestors: O(k log n) per group in t
 O(n log n) in all, where a tree of scipy that keeps the grouped records degrades as the dead
 records pile up around the queries. Ties at equal distance go to the first record in the original
 order, as in `NearestIndex`; the labels are the same.
+
+`refine_groups` is the compiled local search of
+`sdcsession.methods.microaggregation.robust.refine_by_swaps` (exchanges and moves of records
+between neighbouring groups while the within-group sum of squares falls).
 """
 
 from __future__ import annotations
