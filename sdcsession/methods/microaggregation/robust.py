@@ -12,9 +12,11 @@ and standard deviation 1 (z):
    with the largest robust distance and form a group of it and its k − 1 nearest ungrouped
    records (Euclidean distance in z; the record itself is at distance 0).
 3. The remaining k..2k − 1 records form the last group.
-4. Refinement (not in sdcMicro): `refine_by_swaps` exchanges records between groups while an
-   exchange lowers the within-group sum of squares; group sizes do not change and the sum of
-   squares never increases, so the result is at least as homogeneous as step 3's.
+4. Refinement (not in sdcMicro): `refine_by_swaps`, a local search that exchanges records
+   between neighbouring groups, or moves one where the group sizes allow it (k..2k − 1), while
+   that lowers the within-group sum of squares (Mortazavi & Jalili 2015). The sum of squares
+   never increases, so the result is at least as homogeneous as step 3's; no single exchange or
+   move among the candidates lowers it further.
 
 Outlying records are thus grouped first, with their nearest neighbours, before the dense centre
 of the data is reached (MDAV instead alternates the two extremes of the distance from the
@@ -29,6 +31,8 @@ measures for continuous microdata masking, Privacy in Statistical Databases, LNC
 Templ, M. (2008) Statistical disclosure control for microdata using the R-package sdcMicro,
 Transactions on Data Privacy 1(2), 67–85. Rousseeuw, P. J. & Van Driessen, K. (1999) A fast
 algorithm for the minimum covariance determinant estimator, Technometrics 41, 212–223.
+Mortazavi, R. & Jalili, S. (2015) A novel local search method for microaggregation, ISeCure 7(1),
+15–26.
 
 Example
 -------
@@ -48,8 +52,9 @@ from ._nearest_index import NearestIndex
 
 __all__ = ["rmd_groups", "robust_distances", "refine_by_swaps"]
 
-#: neighbours of each record tried as exchange partners, and the most rounds, of the refinement
-SWAP_NEIGHBOURS, SWAP_ROUNDS = 4, 50
+#: nearest records whose groups are tried for exchanges and moves, and the most passes, of the
+#: refinement
+SWAP_NEIGHBOURS, SWAP_PASSES = 6, 100
 
 #: from this many records the groups are formed on the compiled tree with removal (`_rmd_jit`,
 #: O(n log n)); below, numba's compilation would cost more than it saves (same labels either way)
@@ -76,7 +81,8 @@ def robust_distances(z: np.ndarray) -> np.ndarray:
     return mahalanobis2(z, fit.location, fit.scatter)
 
 
-def rmd_groups(z: np.ndarray, k: int, d2: np.ndarray | None = None) -> np.ndarray:
+def rmd_groups(z: np.ndarray, k: int, d2: np.ndarray | None = None, *,
+               refine: bool = True) -> np.ndarray:
     """Group labels of robust-distance microaggregation (module docstring).
 
     Parameters
@@ -84,8 +90,12 @@ def rmd_groups(z: np.ndarray, k: int, d2: np.ndarray | None = None) -> np.ndarra
     z : n×p standardised values without missing values.
     k : minimum group size.
     d2 : the squared robust distances that order the records (default `robust_distances`).
+    refine : step 4 (`refine_by_swaps`); False gives sdcMicro's grouping (steps 1–3).
 
-    Returns labels 0, 1, ... with ⌊n/k⌋ groups: ⌊n/k⌋ − 1 of k records, the last of k..2k−1.
+    Missing values: not allowed in z (microaggregation groups the complete records).
+
+    Returns labels 0, 1, ... with ⌊n/k⌋ groups of k..2k−1 records (without the refinement:
+    ⌊n/k⌋ − 1 of k records, the last of k..2k−1).
 
     >>> rmd_groups(np.array([[0.0], [0.1], [0.2], [9.0], [9.1], [9.3]]), 3).tolist()
     [1, 1, 1, 0, 0, 0]
@@ -114,30 +124,34 @@ def rmd_groups(z: np.ndarray, k: int, d2: np.ndarray | None = None) -> np.ndarra
             sel = index.nearest(index.x[int(queue[ptr])], k)
             labels[sel] = g
             index.remove(sel)
-    return refine_by_swaps(z, labels)
+    return refine_by_swaps(z, labels, k=k) if refine else labels
 
 
-def _swap_gain(s: np.ndarray, cnt: np.ndarray, a: np.ndarray, b: np.ndarray, d: np.ndarray,
-               dd: np.ndarray) -> np.ndarray:
-    """Decrease of the within-group SS when the pair's records (groups a and b) are exchanged."""
-    return ((2 * (s[a] * d).sum(axis=1) + dd) / cnt[a]
-            + (dd - 2 * (s[b] * d).sum(axis=1)) / cnt[b])
+def refine_by_swaps(z: np.ndarray, labels: np.ndarray, *, k: int | None = None,
+                    neighbours: int = SWAP_NEIGHBOURS, passes: int = SWAP_PASSES) -> np.ndarray:
+    """Exchange and move records between groups while that lowers the within-group sum of squares.
 
+    A local search for the microaggregation objective under the group-size bounds k .. 2k − 1
+    (Mortazavi & Jalili 2015). Candidates of record i: the groups of its ``neighbours`` nearest
+    records (Euclidean, a k-d tree). With group sums S and sizes n (SS = Σ|z|² − |S|²/n per
+    group), exchanging i (group A) with a member j of group B (d = z_j − z_i) lowers the SS by
+    ``gain = (2 S_A·d + |d|²)/n_A + (|d|² − 2 S_B·d)/n_B``; moving i from A to B (allowed while
+    n_A > k and n_B < 2k − 1) lowers it by
+    ``gain = n_A/(n_A − 1)·|z_i − μ_A|² − n_B/(n_B + 1)·|z_i − μ_B|²``. Passes visit the records
+    in the k-d tree's leaf order (neighbours close in memory) and make each record's largest
+    positive gain at once, every member of every neighbouring group being tried; they repeat
+    until a pass changes nothing (at most ``passes``). Every change lowers the SS, so the result
+    is at least as homogeneous as ``labels``, and no single exchange or move among the candidates
+    lowers it further. Groups keep their labels and stay within k .. 2k − 1 records (k: the
+    smallest group of ``labels`` when not given; a larger group of ``labels`` may keep its size).
+    Compiled (`sdcsession.methods.microaggregation._rmd_jit.refine_groups`): a pass costs
+    O(n · neighbours · k · p), a record being evaluated again only when its group or a
+    neighbour's group changed.
 
-def refine_by_swaps(z: np.ndarray, labels: np.ndarray, *, neighbours: int = SWAP_NEIGHBOURS,
-                    rounds: int = SWAP_ROUNDS) -> np.ndarray:
-    """Exchange records between groups while that lowers the within-group sum of squares.
+    Missing values: not allowed in z (microaggregation groups the complete records).
 
-    Candidates: each record i and its ``neighbours`` nearest records j (Euclidean, a k-d tree)
-    in other groups. Exchanging i (group A, n_A records, sum vector S_A) and j (group B) with
-    d = z_j − z_i lowers the within-group SS by
-    ``gain = (2 S_A·d + |d|²)/n_A + (|d|² − 2 S_B·d)/n_B`` (from SS = Σ|z|² − |S|²/n per group).
-    Per round every group takes part in at most one exchange: a candidate is made when it has the
-    largest positive gain of both its groups, so all exchanges of a round are independent and each
-    lowers the SS by its gain. Rounds repeat until no candidate gains (at most ``rounds``). Group
-    sizes are unchanged. Returns new labels. After the first round only the gains of pairs that
-    touch a group changed by the last round are recomputed (the others are the same numbers), so a
-    round costs what it changes.
+    Reference: Mortazavi, R. & Jalili, S. (2015) A novel local search method for microaggregation,
+    ISeCure 7(1), 15–26.
 
     >>> z = np.array([[0.0], [10.0], [1.0], [11.0]])
     >>> refine_by_swaps(z, np.array([0, 0, 1, 1])).tolist()  # groups {0, 1} and {10, 11}
@@ -145,56 +159,37 @@ def refine_by_swaps(z: np.ndarray, labels: np.ndarray, *, neighbours: int = SWAP
     """
     from scipy.spatial import cKDTree
 
+    from ._rmd_jit import refine_groups
+
     z = np.asarray(z, dtype=np.float64)
     if z.ndim == 1:
         z = z[:, None]
     z = z - z.mean(axis=0)
     lab = np.asarray(labels, dtype=np.int64).copy()
-    n, p = z.shape
-    m = min(neighbours, n - 1)
-    if m < 1 or lab.max() == lab.min():
+    n = len(z)
+    m = min(neighbours + 1, n)  # + 1: the record itself (skipped) or a duplicate of it
+    if n < 2 or m < 2 or lab.max() == lab.min():
         return lab
-    _, nb = cKDTree(z).query(z, k=m + 1)
-    i = np.repeat(np.arange(n), m)
-    j = nb[:, 1:].ravel()
-    d = z[j] - z[i]
-    dd = (d * d).sum(axis=1)
-    keep = dd > 0
-    i, j, d, dd = i[keep], j[keep], d[keep], dd[keep]
-    g_count = int(lab.max()) + 1
-    cnt = np.bincount(lab, minlength=g_count).astype(np.float64)
+    values, codes = np.unique(lab, return_inverse=True)
+    sizes = np.bincount(codes)
+    lower = int(sizes.min()) if k is None else int(k)
+    upper = max(2 * lower - 1, int(sizes.max()))
+    tree = cKDTree(z)
+    order = np.asarray(tree.indices, dtype=np.int64)
+    zt = np.ascontiguousarray(z[order])
+    nb = tree.query(zt, k=m)[1].reshape(n, m)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    nbt = np.ascontiguousarray(rank[nb])
+    # groups numbered by their first record in the leaf order (their sums close in memory too)
+    ct = codes[order]
+    seen = np.full(len(values), n, dtype=np.int64)
+    np.minimum.at(seen, ct, np.arange(n))
+    renum = np.empty(len(values), dtype=np.int64)
+    renum[np.argsort(seen, kind="stable")] = np.arange(len(values))
+    lt = renum[ct]
     tol = 1e-12 * max(1.0, float((z * z).sum()))
-    a, b = lab[i], lab[j]
-    s = np.column_stack([np.bincount(lab, weights=z[:, c], minlength=g_count) for c in range(p)])
-    gain = _swap_gain(s, cnt, a, b, d, dd)
-    for _ in range(rounds):  # rounds of independent exchanges, vectorised inside
-        ok = np.flatnonzero((a != b) & (gain > tol))
-        if len(ok) == 0:
-            break
-        ok = ok[np.argsort(-gain[ok], kind="stable")]
-        rank = np.arange(len(ok))
-        first = np.full(g_count, len(ok))
-        np.minimum.at(first, a[ok], rank)
-        np.minimum.at(first, b[ok], rank)
-        take = ok[(first[a[ok]] == rank) & (first[b[ok]] == rank)]
-        ri, rj = i[take], j[take]
-        lab[ri], lab[rj] = b[take], a[take]
-        # only the groups that exchanged records changed: their sums (recomputed in record
-        # order, as a full bincount would, so every gain is the same float as from scratch)
-        # and the pairs that touch them or the moved records
-        changed = np.zeros(g_count, dtype=bool)
-        changed[a[take]] = True
-        changed[b[take]] = True
-        members = np.flatnonzero(changed[lab])
-        sub = lab[members]
-        for c in range(p):
-            s[changed, c] = 0.0
-            s[:, c] += np.bincount(sub, weights=z[members, c], minlength=g_count) * changed
-        moved = np.zeros(n, dtype=bool)
-        moved[ri] = moved[rj] = True
-        as_i, as_j = np.flatnonzero(moved[i]), np.flatnonzero(moved[j])
-        a[as_i] = lab[i[as_i]]
-        b[as_j] = lab[j[as_j]]
-        redo = np.flatnonzero(changed[a] | changed[b])
-        gain[redo] = _swap_gain(s, cnt, a[redo], b[redo], d[redo], dd[redo])
-    return lab
+    refine_groups(zt, lt, nbt, lower, upper, int(passes), tol)
+    out = np.empty(n, dtype=np.int64)
+    out[order] = values[np.argsort(renum)[lt]]
+    return out
