@@ -55,6 +55,7 @@ from .hierarchy import make_form
 from .history import HistoryPanel
 from .labels import treatment_options
 from .live import LivePanel
+from .panels.tabs import lazy_tabs
 from .release import PreparePanel, ReleasePanel, autosave_path, has_projects
 from .roles import RolesPanel, apply_roles
 from .run import Cancelled, StepRunner
@@ -78,8 +79,10 @@ class Workbench(widgets.VBox):
     """
 
     def __init__(self, source: SdcSession | pd.DataFrame, *, background: bool | None = None,
-                 seed: int | None = None, path: str | None = None) -> None:
+                 seed: int | None = None, path: str | None = None,
+                 lazy_tabs: bool = False) -> None:
         super().__init__()
+        self._lazy = lazy_tabs
         #: the data file the app read (shown as text in the title; None in a notebook)
         self.path = None if path is None else str(path)
         self._lock = threading.RLock()
@@ -102,6 +105,7 @@ class Workbench(widgets.VBox):
             self._bind(source)
         else:
             self._show_unbound()
+        self._show_tab()  # lazy tabs: the page of the tab shown first
         self.offer_resume()
 
     # ------------------------------------------------------------------------------- layout
@@ -160,9 +164,11 @@ class Workbench(widgets.VBox):
                                 runner=self.runner, info=self._info)
         self.data_panel = DataPanel(self)  # Load a file, Explore, Original vs modified
         titles = ("Data", "Roles", "Prepare", "Treat", "History", "Views", "Release")
-        self.tabs = w.Tab(children=[self.data_panel.box, self.roles_panel.box, self.prepare.box,
-                                    treat, h.box, self.views.box, self.release.box],
-                          layout=w.Layout(width="52%"))
+        pages = [self.data_panel.box, self.roles_panel.box, self.prepare.box, treat, h.box,
+                 self.views.box, self.release.box]
+        self.tabs = w.Tab(layout=w.Layout(width="52%"))
+        # the app draws a tab's page when first shown (its page is ready sooner)
+        self._show_tab = lazy_tabs(self.tabs, pages, lazy=self._lazy)
         self._tab = {t: i for i, t in enumerate(titles)}
         for i, title in enumerate(titles):
             self.tabs.set_title(i, title)
@@ -459,30 +465,33 @@ class Workbench(widgets.VBox):
 
 
 def workbench(source: SdcSession | pd.DataFrame, *, background: bool | None = None,
-              seed: int | None = None, path: str | None = None, **roles: Any) -> Workbench:
+              seed: int | None = None, path: str | None = None, lazy_tabs: bool = False,
+              **roles: Any) -> Workbench:
     """The workbench for a session, or for a DataFrame (``roles`` as for `SdcSession`).
 
     With a DataFrame and valid ``roles`` (at least ``keys``) a session is started at once;
     otherwise the Roles panel opens with the roles given and the validation message, and the
     session starts when the roles are applied. ``background`` (default: inside a Jupyter kernel)
     runs steps in a worker thread so that Cancel stays responsive. ``path``: the data file
-    read (the app passes it; its name is shown, as text, in the title).
+    read (the app passes it; its name is shown, as text, in the title). ``lazy_tabs``: a tab's
+    page is drawn in the browser when the tab is first selected (the app's first paint).
     """
+    kw = {"background": background, "seed": seed, "path": path, "lazy_tabs": lazy_tabs}
     if isinstance(source, SdcSession) or not isinstance(source, pd.DataFrame):
         if roles:
             raise ParameterError(f"workbench: roles {sorted(roles)} are given with a DataFrame; "
                                  "a session has its roles already")
-        return Workbench(source, background=background, seed=seed, path=path)
+        return Workbench(source, **kw)
     if roles.get("keys"):
         try:
             session = SdcSession(source, **roles, seed=seed)
         except SdcError as e:
-            wb = Workbench(source, background=background, seed=seed, path=path)
+            wb = Workbench(source, **kw)
             wb._preset(roles)
             wb.roles_panel.show_error(e)
             return wb
-        return Workbench(session, background=background, seed=seed, path=path)
-    wb = Workbench(source, background=background, seed=seed, path=path)
+        return Workbench(session, **kw)
+    wb = Workbench(source, **kw)
     if roles:
         wb._preset(roles)
     return wb
