@@ -1,22 +1,18 @@
 """The interactive workbench: ``s.workbench()``, an ``ipywidgets`` widget bound to a session.
 
-Four panels: **Roles** (`sdcsession.present.workbench.roles`), **Treat** (a form generated
-from the chosen treatment's attrs spec, `sdcsession.present.workbench.treat`), **History**
-(the scenario tree, Undo / Redo / Branch, the recipe as code,
-`sdcsession.present.workbench.history`) and, beside them, the live **Risk & utility** panel
-(`sdcsession.present.workbench.live`). Every click is a step of the same session: undoable,
-branchable and replayable from the recipe shown.
+Tabs Data, Roles, Prepare, Treat (a form generated from the treatment's attrs spec), History
+(the scenario tree, Undo / Redo / Branch, the recipe), Views and Release, one module each, beside
+the live **Risk & utility** panel (`sdcsession.present.workbench.live`). Every click is a step
+of the same session: undoable, branchable and replayable from the recipe shown.
 
 Live updates: the workbench registers an observer on the session's history tree (the session
 calls it whenever the HEAD of any of the tree's scenarios moves), so a treatment applied from
 code in another cell redraws the panel just like the Apply button.
 
-Progress and cancel (`sdcsession.present.workbench.run`): a running step draws its progress bar
-in the widget; Cancel stops it at its next progress update and HEAD does not move. Inside a
-Jupyter kernel (or Voilà) steps run in a worker thread so that Cancel stays responsive
-(`Workbench.wait` joins it); driven from plain Python (``background=False``, the default outside
-a kernel) ``apply_button.click()`` returns when the step is done.
-
+Progress and cancel (`sdcsession.present.workbench.run`): a running step draws its progress bar;
+Cancel stops it at its next progress update and HEAD does not move. In a Jupyter kernel (or
+Voilà) steps run in a worker thread so that Cancel stays responsive (`Workbench.wait` joins it);
+from plain Python (``background=False``) ``apply_button.click()`` returns when the step is done.
 ipywidgets is imported when a workbench is created (``import sdcsession`` does not import it).
 
 Example
@@ -156,22 +152,18 @@ class Workbench(widgets.VBox):
                                     self._error)
         self.release = ReleasePanel(self.path, lambda: self.session, lambda: self._data,
                                     self._open, self._info, self._error)
-        self.export_button, self.report_button = (self.release.export_button,
-                                                  self.release.report_button)
-        self.save_button, self.open_button = self.release.save_button, self.release.open_button
+        r = self.release
+        self.export_button, self.report_button = r.export_button, r.report_button
+        self.save_button, self.open_button = r.save_button, r.open_button
         self.resume_box = w.HBox()
-        self.views = ViewsPanel(lambda: self.session, self._scenarios, self._error,
-                                runner=self.runner, info=self._info)
+        self._views: ViewsPanel | None = None  # built on first use (`views`)
         self.data_panel = DataPanel(self)  # Load a file, Explore, Original vs modified
         titles = ("Data", "Roles", "Prepare", "Treat", "History", "Views", "Release")
         pages = [self.data_panel.box, self.roles_panel.box, self.prepare.box, treat, h.box,
-                 self.views.box, self.release.box]
-        self.tabs = w.Tab(layout=w.Layout(width="52%"))
-        # the app draws a tab's page when first shown (its page is ready sooner)
+                 lambda: self.views.box, self.release.box]
+        self.tabs = w.Tab(layout=w.Layout(width="52%"))  # the app: pages drawn when first shown
         self._show_tab = lazy_tabs(self.tabs, pages, lazy=self._lazy)
-        self._tab = {t: i for i, t in enumerate(titles)}
-        for i, title in enumerate(titles):
-            self.tabs.set_title(i, title)
+        self.tabs.titles, self._tab = titles, {t: i for i, t in enumerate(titles)}
         live = w.VBox([w.HTML("<b>Risk &amp; utility (live)</b>"), lv.box],
                       layout=w.Layout(width="46%"))
         name = "" if self.path is None else f": {html.escape(Path(self.path).name)}"
@@ -187,12 +179,21 @@ class Workbench(widgets.VBox):
                         (self.redo_button, "sdc-redo"), (self.cancel_button, "sdc-cancel"),
                         (self.risk_label, "sdc-risk"), (self.ru_image, "sdc-ru"),
                         (self.message, "sdc-message"), (self.export_button, "sdc-export"),
-                        (self.release.findings, "sdc-findings"),
-                        (self.views.show_button, "sdc-views"),
-                        (self.views.comparison, "sdc-comparison"),
-                        (self.release.force_button, "sdc-force")):
+                        (r.findings, "sdc-findings"), (r.force_button, "sdc-force")):
             wd.add_class(cls)
         self._show_form()
+
+    @property
+    def views(self) -> ViewsPanel:
+        """The Views tab, built on first use (the app: when the tab is first opened)."""
+        if self._views is None:
+            v = self._views = ViewsPanel(lambda: self.session, self._scenarios, self._error,
+                                         runner=self.runner, info=self._info)
+            v.show_button.add_class("sdc-views")
+            v.comparison.add_class("sdc-comparison")
+            if self.session is not None:
+                v.set_options(self.session)
+        return self._views
 
     @property
     def form(self) -> TreatForm:
@@ -352,7 +353,8 @@ class Workbench(widgets.VBox):
                 self.prepare.set_columns(cols)
                 self.data_panel.set_columns()
                 self.live.set_options(s)
-                self.views.set_options(s)
+                if self._views is not None:
+                    self._views.set_options(s)
             except Exception as e:  # noqa: BLE001 - the widget must keep working
                 self._error(e)
             finally:

@@ -33,7 +33,7 @@ __all__ = ["lazy_tabs"]
 
 def lazy_tabs(tab: Any, pages: Sequence[Any], *, lazy: bool = True) -> Callable[..., None]:
     """Give ``tab`` one empty box per page in ``pages`` and put a page into its box when its tab
-    is first selected; the function that does it for the selected tab (call it once the first
+    is first selected (a page may be a function that builds it: called then); the function that does it for the selected tab (call it once the first
     tab to show is chosen: a selection that does not change the index sends no event). With
     ``lazy=False`` the pages are the tab's children at once (the function does nothing).
 
@@ -44,7 +44,7 @@ def lazy_tabs(tab: Any, pages: Sequence[Any], *, lazy: bool = True) -> Callable[
         raise ParameterError(f"lazy_tabs: expected True or False, got {lazy!r:.40}")
     pages = list(pages)
     if not lazy:
-        tab.children = tuple(pages)
+        tab.children = tuple(p() if callable(p) else p for p in pages)
         return lambda _change=None: None
 
     boxes = tuple(w.VBox() for _ in pages)
@@ -52,7 +52,8 @@ def lazy_tabs(tab: Any, pages: Sequence[Any], *, lazy: bool = True) -> Callable[
     def show(_change: Any = None) -> None:
         i = tab.selected_index
         if i is not None and 0 <= i < len(pages) and not boxes[i].children:
-            boxes[i].children = (pages[i],)
+            page = pages[i]() if callable(pages[i]) else pages[i]
+            boxes[i].children = (page,)
 
     tab.children = boxes
     tab.observe(show, names="selected_index")
