@@ -6,6 +6,13 @@ Apply button is enabled. The clock starts at ``page.goto`` and stops when that h
 closed (the page asks the server to stop its kernel) and the next load waits until the warm pool
 is refilled, as a user reloading after a few seconds would find it.
 
+Where the time goes (medians, printed under each line), from the page's kernel websocket:
+*scripts* = ``goto`` until Voilà's scripts open the kernel's websocket (the page's HTML, Voilà's
+JavaScript and the widget managers); *connect* = until the widget manager asks for the widgets'
+state (kernel info); *state* = until the kernel's answer arrives (every widget's state,
+serialized in the kernel); *render* = until ready (the browser builds the widget models and
+draws the views).
+
 Goal: the page is ready in under 2 s (a warm kernel pool: the app keeps one kernel with the data
 read and the workbench built, waiting for the next page). ``--pool 0`` measures a cold start
 (each page starts its own kernel) for comparison.
@@ -82,19 +89,58 @@ def _start(data: Path, roles: list[str], pool: int, log: Path) -> tuple[subproce
     raise SystemExit(f"the app did not start within 120 s:\n{log.read_text()}")
 
 
-def _load(context: object, url: str) -> float:
-    """Seconds from ``goto`` to a ready page (then the page is closed, stopping its kernel)."""
+def _watch(page: object, t0: float, marks: dict[str, float]) -> None:
+    """Note in ``marks`` when the kernel's websocket opens (``ws``), when the widget manager asks
+    for the widgets' state (``ask``) and when the answer arrives (``state``)."""
+    def on_ws(ws: object) -> None:
+        if "/channels" not in ws.url:
+            return
+        marks.setdefault("ws", time.perf_counter() - t0)
+
+        def sent(p: bytes | str) -> None:
+            if "request_states" in (p if isinstance(p, str) else p.decode("latin-1")):
+                marks.setdefault("ask", time.perf_counter() - t0)
+
+        def got(p: bytes | str) -> None:
+            head = p[:4000] if isinstance(p, str) else p[:4000].decode("latin-1")
+            if "update_states" in head:
+                marks.setdefault("state", time.perf_counter() - t0)
+
+        ws.on("framesent", sent)
+        ws.on("framereceived", got)
+
+    page.on("websocket", on_ws)
+
+
+def _load(context: object, url: str, marks: dict[str, float] | None = None) -> float:
+    """Seconds from ``goto`` to a ready page (then the page is closed, stopping its kernel);
+    the phases in ``marks`` (`_watch`)."""
     page = context.new_page()
     t0 = time.perf_counter()
-    page.goto(url, timeout=120_000)
+    if marks is not None:
+        _watch(page, t0, marks)
+    page.goto(url, timeout=120_000, wait_until="commit")
     try:
         page.wait_for_function(READY, timeout=120_000, polling=50)
     except Exception:
         text = page.inner_text("body") if page.query_selector("body") else ""
         raise SystemExit(f"the page was not ready within 120 s; it shows:\n{text[:3000]}") from None
     took = time.perf_counter() - t0
+    if marks is not None:
+        marks["ready"] = took
     page.close(run_before_unload=True)
     return took
+
+
+def _phases(marks: list[dict[str, float]]) -> str:
+    """The median of each phase over the loads (see the module docstring)."""
+    steps = (("scripts", None, "ws"), ("connect", "ws", "ask"), ("state", "ask", "state"),
+             ("render", "state", "ready"))
+    out = []
+    for name, a, b in steps:
+        d = [m[b] - (m[a] if a else 0.0) for m in marks if b in m and (a is None or a in m)]
+        out.append(f"{name} {statistics.median(d):.2f} s" if d else f"{name} ?")
+    return "    where the time goes (medians): " + ", ".join(out)
 
 
 def main(loads: int = 5, pool: int = 1, gap: float = 15.0) -> None:
@@ -108,6 +154,7 @@ def main(loads: int = 5, pool: int = 1, gap: float = 15.0) -> None:
         proc, url = _start(data, roles, pool, log)
         t_start = time.perf_counter() - t0
         first, again = [], []
+        phases: dict[str, list[dict[str, float]]] = {"first": [], "again": []}
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path="/usr/bin/chromium",
@@ -116,9 +163,11 @@ def main(loads: int = 5, pool: int = 1, gap: float = 15.0) -> None:
                     time.sleep(gap)  # the pool refills (a kernel starts, runs the notebook)
                     if i % 2 == 0:  # a first visit: a new browser profile, nothing cached
                         context = browser.new_context()
-                        first.append(_load(context, url))
+                        phases["first"].append({})
+                        first.append(_load(context, url, phases["first"][-1]))
                     else:  # a reload: the browser has Voilà's scripts cached
-                        again.append(_load(context, url))
+                        phases["again"].append({})
+                        again.append(_load(context, url, phases["again"][-1]))
                         context.close()
                 browser.close()
         finally:
@@ -130,12 +179,13 @@ def main(loads: int = 5, pool: int = 1, gap: float = 15.0) -> None:
     print(f"data: {data.name} ({n:,} records); warm pool: {pool} kernel(s); "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
     print(f"app start until {'the pool is warm' if pool else 'Voilà listens'}: {t_start:.2f} s")
-    for label, times in (("first visit (nothing cached)", first),
-                         ("reload (scripts cached)", again)):
+    for label, times, kind in (("first visit (nothing cached)", first, "first"),
+                               ("reload (scripts cached)", again, "again")):
         if times:
             print(f"page ready, {label}: median {statistics.median(times):.2f} s, "
                   f"max {max(times):.2f} s over {len(times)} load(s) "
                   f"[{', '.join(f'{t:.2f}' for t in times)}] (goal < 2 s)")
+            print(_phases(phases[kind]))
 
 
 if __name__ == "__main__":

@@ -79,7 +79,12 @@ def button(page: object, name: str) -> object:
 
 
 def open_tab(page: object, title: str) -> None:
+    """Click the tab, then wait until its page is drawn (the app draws a tab's page when the
+    tab is first opened)."""
     page.get_by_role("tab", name=title, exact=True).click()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.sdc-tabs .widget-tab-contents > *')]"
+        ".some(e => e.offsetParent !== null && e.innerText.trim() !== '')", timeout=TIMEOUT)
 
 
 def wait_step(page: object, where: str) -> None:

@@ -9,7 +9,9 @@ The notebook lives in a temporary directory that is removed when the server stop
 
 A warm pool (``pool`` kernels, default 1; `sdcsession.present.workbench.pool`) has run the
 notebook before a page asks for it, so the page is ready in about a second; while it waits it
-keeps the offer to resume the autosaved project current (`watch_resume`).
+keeps the offer to resume the autosaved project current (`watch_resume`). The page loads the
+widget managers only (`PAGE_EXTENSIONS`, not every JupyterLab extension installed) and draws a
+tab's page when the tab is first shown (``lazy_tabs``).
 
 Hardening (`sdcsession.present.workbench.serve` runs Voilà): the URL printed at start carries a
 random token (`new_token`) and requests without it are refused; a Host header that is not a
@@ -23,7 +25,7 @@ Example
 >>> from pathlib import Path
 >>> nb = app_notebook("survey.csv", keys=["sex", "region"], seed=1)
 >>> code = nb["cells"][1]["source"]
->>> "workbench(df, seed=1, keys=['sex', 'region'], path=" in code
+>>> "workbench(df, seed=1, keys=['sex', 'region'], path=" in code and "lazy_tabs=True" in code
 True
 """
 
@@ -46,6 +48,10 @@ __all__ = ["app_notebook", "write_app_notebook", "voila_command", "free_port", "
 
 #: the largest websocket message the app accepts: an upload of `data.MAX_UPLOAD` bytes and more
 UPLOAD_MESSAGE_BYTES = 201 * 2**20
+#: the JupyterLab extensions the page loads: the widget managers only (the other extensions
+#: installed beside Voilà cost the page their scripts and draw nothing in the app)
+PAGE_EXTENSIONS = ("@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager8",
+                   "@voila-dashboards/widgets-manager7")
 _ROLE_ARGS = ("keys", "numeric", "weight", "household", "strata", "sensitive", "identifiers")
 
 
@@ -78,7 +84,7 @@ def app_notebook(data: str | Path, *, seed: int | None = None, sep: str | None =
         "from sdcsession.present.workbench.widget import workbench",
         "",
         f"df = sdc.io.read_data({path!r}{read_kw})",
-        f"wb = workbench(df, {', '.join(args)}, path={path!r})",
+        f"wb = workbench(df, {', '.join(args)}, path={path!r}, lazy_tabs=True)",
         "watch_resume(wb)  # a warm kernel offers the autosave the page before wrote",
         "wb",
     ])
@@ -140,7 +146,8 @@ def voila_command(notebook: str | Path, *, port: int, open_browser: bool = True,
            f"--MappingKernelManager.cull_interval={max(1, min(60, idle // 2))}",
            "--MappingKernelManager.cull_connected=False",
            # an uploaded data file arrives in one websocket message (Tornado's default: 10 MiB)
-           f'--Voila.tornado_settings={{"websocket_max_message_size": {UPLOAD_MESSAGE_BYTES}}}']
+           f'--Voila.tornado_settings={{"websocket_max_message_size": {UPLOAD_MESSAGE_BYTES}}}',
+           f"--VoilaConfiguration.extension_allowlist={list(PAGE_EXTENSIONS)!r}"]
     if pool:
         cmd += ["--preheat_kernel=True", f"--pool_size={int(pool)}"]
     if not open_browser:

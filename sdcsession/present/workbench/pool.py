@@ -13,7 +13,10 @@ and the widgets' state.
   never takes the place of a page (nor pushes the count of kernels past the cap);
 - a pooled kernel whose start failed is dropped, not handed to a page;
 - when a page's kernel stops (page closed, or culled when idle) the pool is refilled, but not
-  while the server shuts down.
+  while the server shuts down;
+- a page that takes the pooled kernel has the machine to itself for `REFILL_DELAY` seconds
+  before the next kernel starts (Voilà's default is 1 s: the new kernel's start, imports and
+  notebook then compete with the page's scripts and widgets on a small machine).
 
 `watch_resume` keeps current what may change while a kernel waits in the pool: the offer to
 resume the autosaved project (`Workbench.offer_resume`), which the page before wrote.
@@ -30,7 +33,10 @@ import threading
 import time
 from typing import Any
 
-__all__ = ["pooled_manager", "install", "watch_resume"]
+__all__ = ["pooled_manager", "install", "watch_resume", "REFILL_DELAY"]
+
+#: seconds between a page taking the pooled kernel and the start of the next one
+REFILL_DELAY = 4.0
 
 
 def watch_resume(workbench: Any, interval: float = 0.5) -> threading.Thread | None:
@@ -77,10 +83,16 @@ def pooled_manager(cls: type, cap: int) -> type:
     """A subclass of Voilà's pooling kernel manager ``cls`` that keeps pages plus pooled kernels
     within ``cap`` (see the module docstring)."""
 
+    from traitlets import default
+
     class PooledKernelManager(cls):  # type: ignore[misc, valid-type]
         """Voilà's kernel pool, within the app's cap on kernels."""
 
         _closing = False
+
+        @default("fill_delay")
+        def _refill_after_the_page(self) -> float:
+            return REFILL_DELAY
 
         def _healthy(self, name: str | None) -> list[Any]:
             pool = self._pools.get(name, [])

@@ -1,22 +1,18 @@
 """The interactive workbench: ``s.workbench()``, an ``ipywidgets`` widget bound to a session.
 
-Four panels: **Roles** (`sdcsession.present.workbench.roles`), **Treat** (a form generated
-from the chosen treatment's attrs spec, `sdcsession.present.workbench.treat`), **History**
-(the scenario tree, Undo / Redo / Branch, the recipe as code,
-`sdcsession.present.workbench.history`) and, beside them, the live **Risk & utility** panel
-(`sdcsession.present.workbench.live`). Every click is a step of the same session: undoable,
-branchable and replayable from the recipe shown.
+Tabs Data, Roles, Prepare, Treat (a form generated from the treatment's attrs spec), History
+(the scenario tree, Undo / Redo / Branch, the recipe), Views and Release, one module each, beside
+the live **Risk & utility** panel (`sdcsession.present.workbench.live`). Every click is a step
+of the same session: undoable, branchable and replayable from the recipe shown.
 
 Live updates: the workbench registers an observer on the session's history tree (the session
 calls it whenever the HEAD of any of the tree's scenarios moves), so a treatment applied from
 code in another cell redraws the panel just like the Apply button.
 
-Progress and cancel (`sdcsession.present.workbench.run`): a running step draws its progress bar
-in the widget; Cancel stops it at its next progress update and HEAD does not move. Inside a
-Jupyter kernel (or Voilà) steps run in a worker thread so that Cancel stays responsive
-(`Workbench.wait` joins it); driven from plain Python (``background=False``, the default outside
-a kernel) ``apply_button.click()`` returns when the step is done.
-
+Progress and cancel (`sdcsession.present.workbench.run`): a running step draws its progress bar;
+Cancel stops it at its next progress update and HEAD does not move. In a Jupyter kernel (or
+Voilà) steps run in a worker thread so that Cancel stays responsive (`Workbench.wait` joins it);
+from plain Python (``background=False``) ``apply_button.click()`` returns when the step is done.
 ipywidgets is imported when a workbench is created (``import sdcsession`` does not import it).
 
 Example
@@ -55,6 +51,7 @@ from .hierarchy import make_form
 from .history import HistoryPanel
 from .labels import treatment_options
 from .live import LivePanel
+from .panels.tabs import lazy_tabs
 from .release import PreparePanel, ReleasePanel, autosave_path, has_projects
 from .roles import RolesPanel, apply_roles
 from .run import Cancelled, StepRunner
@@ -78,8 +75,10 @@ class Workbench(widgets.VBox):
     """
 
     def __init__(self, source: SdcSession | pd.DataFrame, *, background: bool | None = None,
-                 seed: int | None = None, path: str | None = None) -> None:
+                 seed: int | None = None, path: str | None = None,
+                 lazy_tabs: bool = False) -> None:
         super().__init__()
+        self._lazy = lazy_tabs
         #: the data file the app read (shown as text in the title; None in a notebook)
         self.path = None if path is None else str(path)
         self._lock = threading.RLock()
@@ -102,6 +101,7 @@ class Workbench(widgets.VBox):
             self._bind(source)
         else:
             self._show_unbound()
+        self._show_tab()  # lazy tabs: the page of the tab shown first
         self.offer_resume()
 
     # ------------------------------------------------------------------------------- layout
@@ -152,20 +152,18 @@ class Workbench(widgets.VBox):
                                     self._error)
         self.release = ReleasePanel(self.path, lambda: self.session, lambda: self._data,
                                     self._open, self._info, self._error)
-        self.export_button, self.report_button = (self.release.export_button,
-                                                  self.release.report_button)
-        self.save_button, self.open_button = self.release.save_button, self.release.open_button
+        r = self.release
+        self.export_button, self.report_button = r.export_button, r.report_button
+        self.save_button, self.open_button = r.save_button, r.open_button
         self.resume_box = w.HBox()
-        self.views = ViewsPanel(lambda: self.session, self._scenarios, self._error,
-                                runner=self.runner, info=self._info)
+        self._views: ViewsPanel | None = None  # built on first use (`views`)
         self.data_panel = DataPanel(self)  # Load a file, Explore, Original vs modified
         titles = ("Data", "Roles", "Prepare", "Treat", "History", "Views", "Release")
-        self.tabs = w.Tab(children=[self.data_panel.box, self.roles_panel.box, self.prepare.box,
-                                    treat, h.box, self.views.box, self.release.box],
-                          layout=w.Layout(width="52%"))
-        self._tab = {t: i for i, t in enumerate(titles)}
-        for i, title in enumerate(titles):
-            self.tabs.set_title(i, title)
+        pages = [self.data_panel.box, self.roles_panel.box, self.prepare.box, treat, h.box,
+                 lambda: self.views.box, self.release.box]
+        self.tabs = w.Tab(layout=w.Layout(width="52%"))  # the app: pages drawn when first shown
+        self._show_tab = lazy_tabs(self.tabs, pages, lazy=self._lazy)
+        self.tabs.titles, self._tab = titles, {t: i for i, t in enumerate(titles)}
         live = w.VBox([w.HTML("<b>Risk &amp; utility (live)</b>"), lv.box],
                       layout=w.Layout(width="46%"))
         name = "" if self.path is None else f": {html.escape(Path(self.path).name)}"
@@ -181,12 +179,21 @@ class Workbench(widgets.VBox):
                         (self.redo_button, "sdc-redo"), (self.cancel_button, "sdc-cancel"),
                         (self.risk_label, "sdc-risk"), (self.ru_image, "sdc-ru"),
                         (self.message, "sdc-message"), (self.export_button, "sdc-export"),
-                        (self.release.findings, "sdc-findings"),
-                        (self.views.show_button, "sdc-views"),
-                        (self.views.comparison, "sdc-comparison"),
-                        (self.release.force_button, "sdc-force")):
+                        (r.findings, "sdc-findings"), (r.force_button, "sdc-force")):
             wd.add_class(cls)
         self._show_form()
+
+    @property
+    def views(self) -> ViewsPanel:
+        """The Views tab, built on first use (the app: when the tab is first opened)."""
+        if self._views is None:
+            v = self._views = ViewsPanel(lambda: self.session, self._scenarios, self._error,
+                                         runner=self.runner, info=self._info)
+            v.show_button.add_class("sdc-views")
+            v.comparison.add_class("sdc-comparison")
+            if self.session is not None:
+                v.set_options(self.session)
+        return self._views
 
     @property
     def form(self) -> TreatForm:
@@ -346,7 +353,8 @@ class Workbench(widgets.VBox):
                 self.prepare.set_columns(cols)
                 self.data_panel.set_columns()
                 self.live.set_options(s)
-                self.views.set_options(s)
+                if self._views is not None:
+                    self._views.set_options(s)
             except Exception as e:  # noqa: BLE001 - the widget must keep working
                 self._error(e)
             finally:
@@ -459,30 +467,33 @@ class Workbench(widgets.VBox):
 
 
 def workbench(source: SdcSession | pd.DataFrame, *, background: bool | None = None,
-              seed: int | None = None, path: str | None = None, **roles: Any) -> Workbench:
+              seed: int | None = None, path: str | None = None, lazy_tabs: bool = False,
+              **roles: Any) -> Workbench:
     """The workbench for a session, or for a DataFrame (``roles`` as for `SdcSession`).
 
     With a DataFrame and valid ``roles`` (at least ``keys``) a session is started at once;
     otherwise the Roles panel opens with the roles given and the validation message, and the
     session starts when the roles are applied. ``background`` (default: inside a Jupyter kernel)
     runs steps in a worker thread so that Cancel stays responsive. ``path``: the data file
-    read (the app passes it; its name is shown, as text, in the title).
+    read (the app passes it; its name is shown, as text, in the title). ``lazy_tabs``: a tab's
+    page is drawn in the browser when the tab is first selected (the app's first paint).
     """
+    kw = {"background": background, "seed": seed, "path": path, "lazy_tabs": lazy_tabs}
     if isinstance(source, SdcSession) or not isinstance(source, pd.DataFrame):
         if roles:
             raise ParameterError(f"workbench: roles {sorted(roles)} are given with a DataFrame; "
                                  "a session has its roles already")
-        return Workbench(source, background=background, seed=seed, path=path)
+        return Workbench(source, **kw)
     if roles.get("keys"):
         try:
             session = SdcSession(source, **roles, seed=seed)
         except SdcError as e:
-            wb = Workbench(source, background=background, seed=seed, path=path)
+            wb = Workbench(source, **kw)
             wb._preset(roles)
             wb.roles_panel.show_error(e)
             return wb
-        return Workbench(session, background=background, seed=seed, path=path)
-    wb = Workbench(source, background=background, seed=seed, path=path)
+        return Workbench(session, **kw)
+    wb = Workbench(source, **kw)
     if roles:
         wb._preset(roles)
     return wb

@@ -4,6 +4,7 @@
   risk, and the R-U map whose risk axis is the key risk, the numeric risk or both;
 - `tables`: suppressions per key, risky records above a threshold, SUDA2, l-diversity of a
   chosen sensitive variable, the comparison of every scenario (DataFrames and escaped HTML);
+- `tabs`: tabs whose pages are drawn in the browser when first shown (the app's first paint);
 - `explain`: the "?" beside a figure (`sdcsession.session.views.explain.explain_figure`'s text).
 
 ipywidgets is imported inside the widget classes only.
