@@ -1,5 +1,7 @@
 """Findings of the release check on what the file's structure gives away, the same on pandas and
-on Dask (written once against `sdcsession.session.release.aligned.Aligned`).
+on Dask (written once against `sdcsession.session.release.aligned.Aligned`; on pandas, the counts
+per pair of columns and per household come from integer codes, see
+`sdcsession.session.release.codes`).
 
 | check | severity | finding |
 |---|---|---|
