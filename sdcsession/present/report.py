@@ -77,13 +77,32 @@ _CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
 # -------------------------------------------------------------------------------- helpers
 
 
+#: Resolution of the report's PNG figures (dots per inch).
+_DPI = 110
+
+
+def _png(fig: Any, dpi: int = _DPI) -> bytes:
+    """The figure as PNG bytes, drawn once: its layout engine (constrained layout) is run at
+    the output resolution, then switched off, so that ``savefig`` does not draw the figure a
+    second time to lay it out (the same image for half the drawing). The figure is changed:
+    use it only for figures that are closed afterwards."""
+    import io
+
+    fig.set_dpi(dpi)
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        engine.execute(fig)
+        fig.set_layout_engine(None)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
+    return buf.getvalue()
+
+
 def _img(fig: Any, alt: str, caption: str) -> str:
     import matplotlib.pyplot as plt
 
-    from .plots.accessor import to_png
-
     try:
-        png = to_png(fig)
+        png = _png(fig)
     finally:
         plt.close(fig)
     b64 = base64.b64encode(png).decode("ascii")
@@ -92,9 +111,15 @@ def _img(fig: Any, alt: str, caption: str) -> str:
 
 
 def _figure(make: Any, alt: str, caption: str) -> str:
-    """Render a plot (a callable returning Axes/Figure); a failing figure becomes a note."""
+    """Render a plot (a callable returning Axes/Figure); a failing figure becomes a note.
+
+    The figure is made at the PNG's resolution, so that its layout and its text extents are
+    computed for one renderer (the label placement's draw and the PNG's draw share them)."""
+    import matplotlib
+
     try:
-        obj = make()
+        with matplotlib.rc_context({"figure.dpi": _DPI}):
+            obj = make()
     except SdcError as e:
         return f'<p class="muted">({esc(alt)}: not drawn — {esc(e)})</p>'
     fig = obj if hasattr(obj, "savefig") else obj.figure

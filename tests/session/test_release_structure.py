@@ -315,7 +315,8 @@ def test_release_check_on_unhashable_cells():
 
 def test_determines_from_codes_equals_the_frame_path():
     """The pandas fast path (integer codes) gives what distinct (x, y) pairs grouped by x give."""
-    from sdcsession.session.release.structure import _determines_codes, _pairs_part
+    from sdcsession.session.release.codes import determines_codes as _determines_codes
+    from sdcsession.session.release.structure import _pairs_part
 
     rng = np.random.default_rng(3)
     n = 500

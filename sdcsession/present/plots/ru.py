@@ -45,7 +45,8 @@ def _place_labels(ax: Axes, names: list[str], x: np.ndarray, y: np.ndarray,
     other, from the points and from the ``fixed`` texts); a last deterministic pass then moves any
     label whose box (padded by 2 px) still meets an earlier one up or down by whole label heights
     until it is free, and a thin line joins a label that ended away from its point. The figure is
-    laid out first so that the extents are final."""
+    laid out first (by adjustText, which draws the figure before it measures) so that the
+    extents are final."""
     from adjustText import adjust_text
     from matplotlib.patches import FancyArrowPatch
 
@@ -58,7 +59,6 @@ def _place_labels(ax: Axes, names: list[str], x: np.ndarray, y: np.ndarray,
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
         FigureCanvasAgg(fig)
-    fig.draw_without_rendering()
     adjust_text(texts, x=np.asarray(x, float), y=np.asarray(y, float), ax=ax,
                 objects=list(fixed) or None, expand=(1.2, 1.6), force_text=(0.3, 0.6),
                 ensure_inside_axes=True, time_lim=2.0)

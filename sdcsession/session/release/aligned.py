@@ -38,7 +38,14 @@ __all__ = ["Aligned", "same_values", "plain"]
 
 
 def same_values(a: pd.Series, b: pd.Series) -> np.ndarray:
-    """Per record: equal values (both missing counts as equal)."""
+    """Per record: equal values (both missing counts as equal).
+
+    Two categoricals are compared by their codes (the categories of ``b`` looked up among
+    those of ``a``), two float or two integer columns as numbers; other columns value by value
+    as Python objects (the same answer, slower)."""
+    fast = _same_fast(a, b)
+    if fast is not None:
+        return fast
     av, bv = a.to_numpy(dtype=object), b.to_numpy(dtype=object)
     na_a, na_b = pd.isna(av), pd.isna(bv)
     both = ~na_a & ~na_b
@@ -46,6 +53,27 @@ def same_values(a: pd.Series, b: pd.Series) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         eq[both] = np.asarray(av[both] == bv[both], dtype=bool)
     return eq
+
+
+def _same_fast(a: pd.Series, b: pd.Series) -> np.ndarray | None:
+    """`same_values` without Python objects, or None when the dtypes need them."""
+    da, db = a.dtype, b.dtype
+    if isinstance(da, pd.CategoricalDtype) and isinstance(db, pd.CategoricalDtype):
+        ca, cb = a.cat.codes.to_numpy(), b.cat.codes.to_numpy()
+        cats_a, cats_b = da.categories, db.categories
+        if not cats_a.equals(cats_b):
+            where = cats_a.get_indexer(cats_b)
+            where[where < 0] = -2  # a category of b that a does not have: equal to nothing
+            cb = np.where(cb >= 0, where[np.maximum(cb, 0)], -1)
+        return np.asarray(ca == cb, dtype=bool)  # -1 == -1: missing in both
+    if not isinstance(da, np.dtype) or not isinstance(db, np.dtype):
+        return None
+    if da.kind == "f" and db.kind == "f":
+        av, bv = a.to_numpy(), b.to_numpy()
+        return (av == bv) | (np.isnan(av) & np.isnan(bv))
+    if da.kind == db.kind and da.kind in "iub":
+        return np.asarray(a.to_numpy() == b.to_numpy(), dtype=bool)
+    return None
 
 
 def plain(s: pd.Series) -> Any:

@@ -1,5 +1,7 @@
 """Findings of the release check on what the file's structure gives away, the same on pandas and
-on Dask (written once against `sdcsession.session.release.aligned.Aligned`).
+on Dask (written once against `sdcsession.session.release.aligned.Aligned`; on pandas, the counts
+per pair of columns and per household come from integer codes, see
+`sdcsession.session.release.codes`).
 
 | check | severity | finding |
 |---|---|---|
@@ -24,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .aligned import Aligned
+from .codes import FrameCodes, household_leaks
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..session import SdcSession
@@ -58,15 +61,21 @@ def _pairs_part(part: pd.DataFrame, pairs: list[tuple[str, str]]) -> list[pd.Dat
     return [part[[x, y]].dropna(subset=[x]).drop_duplicates() for x, y in pairs]
 
 
-def _determines_many(al: Aligned, f: Any, pairs: list[tuple[str, str]]) -> list[float]:
+def _codes(al: Aligned, f: Any) -> FrameCodes | None:
+    """The integer codes of a pandas frame's columns (the fast path), None on Dask."""
+    return None if al.dask else FrameCodes(f)
+
+
+def _determines_many(al: Aligned, f: Any, pairs: list[tuple[str, str]],
+                     codes: FrameCodes | None = None) -> list[float]:
     """For each (x, y) of ``pairs``: the largest number of distinct ``y`` values sharing one
     non-missing ``x`` value (1 = ``x`` determines ``y``; NaN when ``x`` is all missing), from the
-    distinct pairs of every partition united."""
+    distinct pairs of every partition united (pandas: from the columns' integer ``codes``)."""
     if not pairs:
         return []
     if not al.dask:
         try:
-            return _determines_codes(f, pairs)
+            return (codes or FrameCodes(f)).determines(pairs)
         except TypeError:  # unhashable cells: the frame path below says so
             pass
     parts = al.per_partition(f, _pairs_part, pairs)
@@ -74,31 +83,6 @@ def _determines_many(al: Aligned, f: Any, pairs: list[tuple[str, str]]) -> list[
     for j, (x, _y) in enumerate(pairs):
         u = pd.concat([p[j] for p in parts], ignore_index=True).drop_duplicates()
         out.append(float(u.groupby(x).size().max()) if len(u) else math.nan)
-    return out
-
-
-def _determines_codes(f: pd.DataFrame, pairs: list[tuple[str, str]]) -> list[float]:
-    """`_determines_many` on one pandas frame from integer codes (each column factorised once;
-    a missing ``y`` is one value of its own, rows with ``x`` missing are left out)."""
-    codes: dict[str, tuple[np.ndarray, int]] = {}
-
-    def code(c: str) -> tuple[np.ndarray, int]:
-        if c not in codes:
-            cc, uniq = pd.factorize(f[c])
-            codes[c] = (cc.astype(np.int64), len(uniq))
-        return codes[c]
-
-    out = []
-    for x, y in pairs:
-        cx, _ = code(x)
-        cy, ny = code(y)
-        ok = cx >= 0
-        if not ok.any():
-            out.append(math.nan)
-            continue
-        yy = cy[ok]
-        u = np.unique(cx[ok] * (ny + 1) + np.where(yy < 0, ny, yy))
-        out.append(float(np.bincount(u // (ny + 1)).max()))
     return out
 
 
@@ -114,10 +98,17 @@ def _distinct_part(part: pd.DataFrame, cols: list[str]) -> list[tuple[int, Any]]
     return out
 
 
-def _distinct_many(al: Aligned, f: Any, cols: list[str]) -> dict[str, tuple[int, int]]:
-    """``{column: (observed values, distinct observed values)}`` of the columns of ``f``."""
+def _distinct_many(al: Aligned, f: Any, cols: list[str],
+                   codes: FrameCodes | None = None) -> dict[str, tuple[int, int]]:
+    """``{column: (observed values, distinct observed values)}`` of the columns of ``f``
+    (pandas: from the columns' integer ``codes``)."""
     if not cols:
         return {}
+    if not al.dask:
+        try:
+            return {c: (codes or FrameCodes(f)).distinct(c) for c in cols}
+        except TypeError:  # unhashable cells: compared by their text below
+            pass
     parts = al.per_partition(f[cols], _distinct_part, cols)
     out = {}
     for j, c in enumerate(cols):
@@ -257,40 +248,54 @@ def _household(cx: _Context, treated: list[str]) -> list[dict[str, Any]]:
         return []
     f = cx.al.frame(treated, released_only=[hid])
     h = "r:" + hid
-    f = _per_household(cx.al, f, h, f.groupby(h).size(), "n_hh")
-    lazy: list[Any] = []
-    for k in treated:
-        o = "o:" + k
-        lazy += [_determines(f, "n_hh", o), f[o].nunique(dropna=True),
-                 f.dropna(subset=[o]).groupby(h)[o].nunique().max()]
-    stats = cx.al.compute(*lazy)
+    leaks = _household_lazy(cx.al, f, h, treated) if cx.al.dask else \
+        household_leaks(f, h, treated)  # pandas: the same counts from integer codes
     out = []
-    for j, k in enumerate(treated):
-        by_size, distinct, within = stats[3 * j: 3 * j + 3]
-        if not int(distinct) >= 2:
-            continue
-        o = "o:" + k
-        why, hit = [], None
-        if _small(by_size):
-            why.append("it is a function of the number of records per household")
-            hit = f["chg:" + k] & f["n_hh"].notnull() & f[o].notnull()
-        if _small(within):  # constant within households: another member gives it away
-            sib = f.assign(_k=f["rev:" + k].astype("int64")).groupby(h)["_k"].sum()
-            g = _per_household(cx.al, f, h, sib, "sib_" + k)
-            via = g["chg:" + k] & (g["sib_" + k] > 0)
-            if hit is not None:
-                via = via | (g["chg:" + k] & g["n_hh"].notnull() & g[o].notnull())
-            why.append("it is the same for every member and other members still show it")
-            hit = via
-        if hit is None:
-            continue
-        (m,) = cx.al.compute(hit.sum())
+    for k, by_size, within, m in leaks:
+        why = (["it is a function of the number of records per household"] if by_size else []) \
+            + (["it is the same for every member and other members still show it"] if within
+               else [])
         if int(m):
             out.append(_finding(
                 "block", "household_structure", [k, hid], int(m),
                 f"{int(m):,} treated record(s) of {k!r} get their original value back from the "
                 f"household grouping ({'; '.join(why)}) because the household id {hid!r} is "
                 f"released: drop the household id (s.remove({hid!r})) or leave {k!r} untreated"))
+    return out
+
+
+def _household_lazy(al: Aligned, f: Any, h: str, treated: list[str]
+                    ) -> list[tuple[str, bool, bool, int]]:
+    """`sdcsession.session.release.codes.household_leaks` written with frame operations (the
+    Dask path): (key, a function of the household size, constant within households, records
+    that get it back) for each treated key with at least two original values."""
+    f = _per_household(al, f, h, f.groupby(h).size(), "n_hh")
+    lazy: list[Any] = []
+    for k in treated:
+        o = "o:" + k
+        lazy += [_determines(f, "n_hh", o), f[o].nunique(dropna=True),
+                 f.dropna(subset=[o]).groupby(h)[o].nunique().max()]
+    stats = al.compute(*lazy)
+    out = []
+    for j, k in enumerate(treated):
+        by_size, distinct, within = stats[3 * j: 3 * j + 3]
+        if not int(distinct) >= 2:
+            continue
+        o = "o:" + k
+        hit = None
+        if _small(by_size):
+            hit = f["chg:" + k] & f["n_hh"].notnull() & f[o].notnull()
+        if _small(within):  # constant within households: another member gives it away
+            sib = f.assign(_k=f["rev:" + k].astype("int64")).groupby(h)["_k"].sum()
+            g = _per_household(al, f, h, sib, "sib_" + k)
+            via = g["chg:" + k] & (g["sib_" + k] > 0)
+            if hit is not None:
+                via = via | (g["chg:" + k] & g["n_hh"].notnull() & g[o].notnull())
+            hit = via
+        if hit is None:
+            continue
+        (m,) = al.compute(hit.sum())
+        out.append((k, _small(by_size), _small(within), int(m)))
     return out
 
 
@@ -307,18 +312,13 @@ def _undeclared(cx: _Context, treated: list[str], ids: list[str]) -> list[dict[s
     if not cands or not treated:
         return []
     f = cx.al.frame([*cands, *treated])
-    stats = _distinct_many(cx.al, f, ["o:" + c for c in [*cands, *treated]])
-    cstat = {c: stats["o:" + c] for c in cands}
-    kdist = {k: stats["o:" + k][1] for k in treated}
-    fd = _determines_many(cx.al, f, [("o:" + c, "o:" + k) for c in cands for k in treated])
-    hits = []
-    for i, c in enumerate(cands):
-        cnt, dist = cstat[c]
-        if not int(dist) < int(cnt):  # every value distinct: the identifier finding's case
-            continue
-        for j, k in enumerate(treated):
-            if int(kdist[k]) >= 2 and _small(fd[i * len(treated) + j]):
-                hits.append((c, k))
+    codes = _codes(cx.al, f)
+    stats = _distinct_many(cx.al, f, ["o:" + c for c in [*cands, *treated]], codes)
+    # every value distinct: the identifier finding's case; a key needs two original values
+    pairs = [(c, k) for c in cands if int(stats["o:" + c][1]) < int(stats["o:" + c][0])
+             for k in treated if int(stats["o:" + k][1]) >= 2]
+    fd = _determines_many(cx.al, f, [("o:" + c, "o:" + k) for c, k in pairs], codes)
+    hits = [pair for pair, v in zip(pairs, fd) if _small(v)]
     counts = cx.al.compute(*[(f["chg:" + k] & f["rev:" + c]).sum() for c, k in hits])
     out = []
     for (c, k), m in zip(hits, counts):
@@ -338,11 +338,13 @@ def _derived(cx: _Context, perturbed: list[str], ids: list[str]) -> list[dict[st
         return []
     f = cx.al.frame(perturbed, released_only=cands)
     pairs = [(d, v) for d in cands for v in perturbed]
-    stats = _distinct_many(cx.al, f, [*["o:" + v for v in perturbed], *["r:" + d for d in cands]])
+    codes = _codes(cx.al, f)
+    stats = _distinct_many(cx.al, f, [*["o:" + v for v in perturbed], *["r:" + d for d in cands]],
+                           codes)
     vstat = {v: stats["o:" + v] for v in perturbed}
     ddist = {d: stats["r:" + d][1] for d in cands}
     corr = _corr_many(cx.al, f, [("r:" + d, "o:" + v) for d, v in pairs])
-    fd = _determines_many(cx.al, f, [("o:" + v, "r:" + d) for d, v in pairs])
+    fd = _determines_many(cx.al, f, [("o:" + v, "r:" + d) for d, v in pairs], codes)
     hits = []
     for j, (d, v) in enumerate(pairs):
         r = corr[j]
