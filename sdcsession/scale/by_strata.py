@@ -321,9 +321,12 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
     keys = list(roles.keys)
     if not keys:
         raise TreatmentError("local_suppression: no key variables in the roles")
-    require_columns(ddf._meta, keys + strata, "local_suppression")
+    require_columns(ddf._meta, keys, "local_suppression keys")  # the in-memory checks
     if t.importance is not None:
         _ranks(roles.keys, t.importance)
+    missing = [c for c in strata if c not in ddf.columns]
+    if missing:
+        raise TreatmentError(f"local_suppression: strata column(s) {missing} not in the data")
     if t.weighted and roles.weight is None:
         raise TreatmentError("local_suppression: weighted=True needs a weight role")
     if t.household and roles.household is None:

@@ -190,13 +190,16 @@ def _microaggregation(t: Microaggregation, ddf: Any, roles: Roles, seed: int, pr
         raise not_distributable(t, "whole-file MDAV needs the distances between all records; "
                                    "pass strata=[...] (e.g. strata=['region']) so each stratum "
                                    "is one task")
-    require_columns(ddf._meta, list(t.columns) + strata + ([t.weights] if t.weights else []),
-                    "microaggregation")
+    # the in-memory checks in their order (`Microaggregation.check`), then the strata's sizes
+    require_columns(ddf._meta, list(t.columns), "microaggregation")
     numeric_block(ddf._meta_nonempty, t.columns, "microaggregation", min_sd=False)
+    require_columns(ddf._meta, strata, "microaggregation strata")
     if t.weights is not None:
         check_weights(ddf._meta_nonempty, t.weights, "microaggregation")
     columns = list(dict.fromkeys(list(t.columns) + strata + ([t.weights] if t.weights else [])))
     sizes = check_strata_fit(ddf, strata, columns, "microaggregation", progress=progress)
+    if int(sizes.sum()) < t.k:
+        raise TreatmentError(f"microaggregation: k={t.k} exceeds the {int(sizes.sum())} records")
     small = sizes[sizes < t.k]
     if len(small):  # as in memory: a stratum smaller than k cannot be aggregated
         labels = [" / ".join(map(str, i if isinstance(i, tuple) else (i,))) for i in small.index]
