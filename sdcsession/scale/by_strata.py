@@ -148,7 +148,7 @@ def _put_back(part: pd.DataFrame, res: pd.DataFrame | None, start: int,
 def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
               out_columns: Sequence[str], fn: Callable[[pd.DataFrame], pd.DataFrame], what: str,
               *, progress: bool | None = None, checked: bool = False,
-              notes: bool = False) -> Any:
+              notes: bool = False, lengths: Sequence[int] | None = None) -> Any:
     """The ``out_columns`` of ``fn(stratum)`` for every stratum of ``ddf`` (each one task),
     returned to the records' partitions and persisted (a Dask frame with ``ddf``'s partitions).
 
@@ -159,6 +159,7 @@ def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
     ``checked=True`` skips `check_strata_fit` (the caller ran it). ``notes=True``: ``fn``
     returns ``(frame, notes)`` and the result has a column `NOTES` holding each stratum's notes
     as JSON on the stratum's first record (missing elsewhere; see `stratum_notes`).
+    ``lengths``: the records of every partition, when the caller has them.
 
     Missing values: a missing stratum value is a stratum of its own (``dropna=False``).
 
@@ -177,7 +178,8 @@ def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
     strata, columns, out_columns = list(strata), list(columns), list(out_columns)
     if not checked:  # (``checked``: the caller ran `check_strata_fit`)
         check_strata_fit(ddf, strata, columns, what, progress=progress)
-    lengths = partition_lengths(ddf, progress=progress)
+    if lengths is None:
+        lengths = partition_lengths(ddf, progress=progress)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64).tolist()
     src = ddf[columns]
     posm = _with_position(src._meta, [0], strata)
@@ -241,70 +243,75 @@ def _ls_fn(t: LocalSuppression, roles: Roles, strata: list[str], hk: list[str] |
     return fn
 
 
-def _facts(part: pd.DataFrame, strata: list[str], weight: str | None,
-           ) -> tuple[float, pd.DataFrame]:
+def _facts(part: pd.DataFrame, strata: list[str], weight: str | None, keys: list[str],
+           ) -> tuple[int, float, pd.DataFrame, list[np.ndarray]]:
     total = (float(part[weight].to_numpy(dtype="float64", na_value=np.nan).sum())
              if weight is not None else float(len(part)))
-    return total, part[strata].drop_duplicates()
+    return len(part), total, part[strata].drop_duplicates(), _uniques(part, keys)
 
 
-def _file_facts(ddf: Any, strata: list[str], weight: str | None, progress: Any,
-                ) -> tuple[float, pd.DataFrame]:
-    """The number of records (``weight``: the total weight) of the file and its strata, one row
-    each in order of first appearance (the order of the in-memory strata), in one pass."""
+def _file_facts(ddf: Any, strata: list[str], weight: str | None, keys: list[str],
+                progress: Any) -> tuple[list[int], float, pd.DataFrame, dict[str, list[Any]]]:
+    """In one pass: the records of every partition, the number of records (``weight``: the
+    total weight) of the file, its strata (one row each in order of first appearance: the order
+    of the in-memory strata) and the distinct values of every non-categorical key in order
+    of first appearance (what `pandas.factorize` of the whole column gives; missing values
+    left out)."""
     import dask
 
-    cols = list(dict.fromkeys(strata + ([weight] if weight else [])))
-    parts = compute(*[dask.delayed(_facts)(p, strata, weight) for p in ddf[cols].to_delayed()],
-                    progress=progress)
-    levels = (pd.concat([p[1] for p in parts]).drop_duplicates().reset_index(drop=True)
+    coded = [c for c in keys if not isinstance(ddf._meta[c].dtype, pd.CategoricalDtype)]
+    cols = list(dict.fromkeys(strata + coded + ([weight] if weight else [])))
+    parts = compute(*[dask.delayed(_facts)(p, strata, weight, coded)
+                      for p in ddf[cols].to_delayed()], progress=progress)
+    levels = (pd.concat([p[2] for p in parts]).drop_duplicates().reset_index(drop=True)
               if parts else ddf._meta[strata])
-    return float(sum(p[0] for p in parts)), levels
+    cats = {c: list(pd.unique(np.concatenate([p[3][j] for p in parts]) if parts
+                              else np.array([]))) for j, c in enumerate(coded)}
+    return [p[0] for p in parts], float(sum(p[1] for p in parts)), levels, cats
 
 
 def _uniques(part: pd.DataFrame, columns: list[str]) -> list[np.ndarray]:
     return [pd.unique(part[c].dropna()) for c in columns]
 
 
-def first_appearance(ddf: Any, columns: list[str], *, progress: Any = None,
-                     ) -> dict[str, list[Any]]:
-    """The distinct values of every non-categorical column of ``columns`` in order of first
-    appearance in the file (what `pandas.factorize` of the whole column gives).
-
-    Missing values: left out."""
-    import dask
-
-    cols = [c for c in columns if not isinstance(ddf._meta[c].dtype, pd.CategoricalDtype)]
-    if not cols:
-        return {}
-    parts = compute(*[dask.delayed(_uniques)(p, cols) for p in ddf[cols].to_delayed()],
-                    progress=progress)
-    return {c: list(pd.unique(np.concatenate([p[j] for p in parts]) if parts else np.array([])))
-            for j, c in enumerate(cols)}
-
-
 def _suppressed(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
     return {"suppressed": {c: int((new[c].isna() & old[c].notna()).sum()) for c in new.columns}}
+
+
+def _household_summary(part: pd.DataFrame, household: str, columns: list[str],
+                       ) -> tuple[list[int], int, int]:
+    """Of a partition holding whole households: per column the most distinct values (a
+    missing value counts as one) within a household, the sum of squared household sizes and
+    the number of records."""
+    if not len(part):
+        return [0] * len(columns), 0, 0
+    g = part.groupby(household, sort=False, observed=True)
+    size = g.size().to_numpy(dtype=np.int64)
+    return ([int(g[c].nunique(dropna=False).max()) for c in columns],
+            int((size ** 2).sum()), int(size.sum()))
 
 
 def _household_keys(ddf: Any, keys: list[str], household: str, strata: list[str],
                     progress: Any) -> tuple[list[str], float]:
     """The keys constant within every household and the price of a household-level suppression
-    ``sum(size²) / n`` (the in-memory rules, over the whole file); `TreatmentError` when a
-    household spans several strata (its suppressions would have to cross strata, which are
-    separate tasks)."""
-    jobs = [ddf[[household, *strata]].drop_duplicates().groupby(household).size().max(),
-            ddf[[household]].groupby(household).size()]
-    jobs += [ddf[[household, c]].drop_duplicates().groupby(household).size().max() for c in keys]
-    spans, sizes, *per_key = compute(*jobs, progress=progress)
-    if spans is not None and int(spans) > 1:
+    ``sum(size²) / n`` (the in-memory rules, over the whole file, from one shuffle by household
+    and a summary per partition); `TreatmentError` when a household spans several strata (its
+    suppressions would have to cross strata, which are separate tasks)."""
+    import dask
+
+    cols = list(dict.fromkeys(strata + keys))
+    moved = ddf[list(dict.fromkeys([household, *cols]))].shuffle(on=household)
+    parts = compute(*[dask.delayed(_household_summary)(p, household, cols)
+                      for p in moved.to_delayed()], progress=progress)
+    most = {c: max((p[0][j] for p in parts), default=0) for j, c in enumerate(cols)}
+    if any(most[c] > 1 for c in strata):
         raise not_distributable(
             LocalSuppression(household=True), f"household=True with households that span "
             f"several strata {strata}: a household's suppressions cross strata, which are "
             "separate tasks; use strata that every household lies within (e.g. the region)")
-    size = sizes.to_numpy(dtype=np.int64)
-    cost = float((size ** 2).sum() / int(size.sum())) if len(size) else 1.0
-    return [c for c, m in zip(keys, per_key) if m is None or int(m) <= 1], cost
+    squares, n = sum(p[1] for p in parts), sum(p[2] for p in parts)
+    cost = float(squares / n) if n else 1.0
+    return [c for c in keys if most[c] <= 1], cost
 
 
 @distributed(LocalSuppression)
@@ -338,7 +345,8 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
     if t.combinations is not None and max(t.combinations) > len(keys):
         raise TreatmentError(f"combinations: subset size {max(t.combinations)} exceeds the "
                              f"{len(keys)} key variables")
-    total, levels = _file_facts(ddf, strata, roles.weight if t.weighted else None, progress)
+    lengths, total, levels, cats = _file_facts(ddf, strata, roles.weight if t.weighted else None,
+                                               keys, progress)
     _check_k_fits(k_max(t.k), total, t.weighted)  # the whole file's bound, as in memory
     ks, k_used = None, {}
     if per_stratum:  # every stratum's k (the in-memory errors for a stratum without one)
@@ -349,9 +357,8 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
     extra = [c for c in (roles.weight if t.weighted else None,
                          roles.household if t.household else None) if c]
     columns = list(dict.fromkeys(keys + strata + extra))
-    cats = first_appearance(ddf, keys, progress=progress)
     new = by_strata(ddf, strata, columns, keys, _ls_fn(t, roles, strata, hk, cost, cats, total, ks),
-                    "local_suppression", progress=progress, notes=True)
+                    "local_suppression", progress=progress, notes=True, lengths=lengths)
     parts = stratum_notes(new, progress=progress)
     new = new[keys]
     st = partition_stats(_suppressed, ddf[keys], new, progress=progress)

@@ -6,7 +6,13 @@ on the same data and seed bit for bit — data, notes, roles, the risk and utili
 release check's findings (noise included: the same normal draws per record, moments from exact
 sums); the same inputs are refused on both paths, and what Dask cannot offer is refused by name;
 roles are validated at construction on both; a recipe recorded on a Parquet session replays bit
-for bit in a fresh process on both."""
+for bit in a fresh process on both.
+
+Cost: the layouts are written once per module and read once per layout (kept in memory, the
+partitions as read); the pandas reference of a step is computed once for all layouts; the
+steps that work partition by partition run on every layout (data, notes, roles), every step gets
+every figure on one layout (`FIGURED_ON`), and the steps by strata (a shuffle each) run on every
+layout with ``SDCSESSION_PARITY_FULL=1``."""
 
 from __future__ import annotations
 
@@ -138,9 +144,9 @@ STEPS = {
     "noise_correlated2": lambda s: s.add_noise(["inc", "exp"], method="correlated2"),
     "noise_bounds": lambda s: s.add_noise(["age"], noise=2.0, bounds=(18, 90)),
     "local_suppression_strata_key": lambda s: s.local_suppression(k=3, strata=["sex"]),
-    "local_suppression_strata_other": lambda s: s.local_suppression(k=2, strata=["note"]),
     "local_suppression_household": lambda s: s.local_suppression(k=2, strata=["region"],
                                                                  household=True),
+    "local_suppression_strata_other": lambda s: s.local_suppression(k=2, strata=["note"]),
     "local_suppression_weighted": lambda s: s.local_suppression(k=4, strata=["note"],
                                                                 weighted=True),
     "local_suppression_importance": lambda s: s.local_suppression(
@@ -168,10 +174,41 @@ LAYOUTS = [(0, 0, None), (1, 1, None), (2, 2, None), (3, 0, None), (0, 5, "id"),
            (1, 3, "id"), (0, 7, None)]
 
 
+#: the steps solved by strata (a shuffle each): on every layout only with
+#: ``SDCSESSION_PARITY_FULL=1`` (about twice the time), else on the layout of `_figured_on`
+BY_STRATA = {s for s in STEPS if s.startswith(("local_suppression", "microaggregation"))}
+FULL = os.environ.get("SDCSESSION_PARITY_FULL") == "1"
+
+
+#: the layout (index in `LAYOUTS`) on which a step is also compared on every figure (risk,
+#: utility, release check): a few steps each, one by strata at least; the row groups of 2
+#: records (18 partitions, a figure there costs three times as much) get the steps that
+#: households split over partitions test hardest
+FIGURED_ON = {
+    "recode": 0, "noise_correlated2": 0, "local_suppression_k_list_weighted": 0, "remove": 0,
+    "group_categories": 1, "new_ids": 1, "noise_bounds": 1, "local_suppression_k_two_strata": 1,
+    "global_recode_breaks": 2, "pram": 2, "local_suppression_strata_key": 2,
+    "microaggregation_strata": 2,
+    "pram_strata_two": 3, "local_suppression_household": 3,
+    "global_recode_equidistant": 4, "pram_given": 4, "local_suppression_strata_other": 4,
+    "two_steps": 4,
+    "top_code": 5, "noise_additive": 5, "local_suppression_weighted": 5, "global_recode_n": 5,
+    "bottom_code": 6, "noise_additive0": 6, "local_suppression_importance": 6,
+    "microaggregation_onedims": 6,
+    "round": 7, "noise_correlated": 7, "local_suppression_k_per_stratum": 7,
+}
+
+
 def _figured_on(step: str) -> tuple[int, int, str | None]:
-    """The layout on which a step is also compared on every figure (risk, utility, release
-    check): the steps go round the layouts, so every layout has a few."""
-    return LAYOUTS[list(STEPS).index(step) % len(LAYOUTS)]
+    """The layout on which ``step`` is also compared on every figure (`FIGURED_ON`)."""
+    return LAYOUTS[FIGURED_ON[step]]
+
+
+def _steps_on(layout: tuple[int, int, str | None]) -> list[str]:
+    """The steps run on a layout: the partition-by-partition steps (recoding, PRAM, noise, ids)
+    on every layout, the steps by strata on their `_figured_on` layout (all layouts with
+    ``SDCSESSION_PARITY_FULL=1``)."""
+    return [s for s in STEPS if FULL or s not in BY_STRATA or _figured_on(s) == layout]
 
 
 def _risk(s) -> dict:
@@ -254,15 +291,15 @@ def _sync_module():
 @pytest.mark.parametrize("layout", LAYOUTS, ids=[f"kind{k}-seed{s}-index{i}"
                                                  for k, s, i in LAYOUTS])
 def test_every_step_equals_pandas_bit_for_bit(layout, layouts, reference):
-    """Every step on every layout: data, notes and roles equal the pandas path bit for bit
-    (noise included: the same draws per record, moments from exact sums); on the layout that
-    `_figured_on` gives it, also the risk, utility and release findings. The records are read
-    once per layout and kept in memory (the partitions as read), the steps' results are
-    computed together; the pandas reference is computed once per step for all layouts."""
+    """The steps of `_steps_on` a layout: data, notes and roles equal the pandas path bit for
+    bit (noise included: the same draws per record, moments from exact sums); on the layout
+    that `_figured_on` gives a step, also the risk, utility and release findings. The records
+    are read once per layout and kept in memory (the partitions as read), the steps' results
+    are computed together; the pandas reference is computed once per step for all layouts."""
     path, read = layouts[layout]
     base = _dask_frame(path, read, layout[2]).persist()
     sessions = {}
-    for step in STEPS:
+    for step in _steps_on(layout):
         s = sdc.SdcSession(base, **ROLES)
         STEPS[step](s)
         sessions[step] = s
@@ -277,6 +314,16 @@ def test_every_step_equals_pandas_bit_for_bit(layout, layouts, reference):
         if diff:
             bad[step] = {k: (got[k], ref[k]) if k != "data" else "differs" for k in diff}
     assert not bad, (layout, bad)
+
+
+def test_every_step_is_figured_once_and_runs_on_every_kind_of_layout():
+    """Coverage of the layout test: every step gets every figure on one layout, the steps by
+    partition run on all layouts, and every layout has a step by strata."""
+    assert set(FIGURED_ON) == set(STEPS) and {_figured_on(s) for s in STEPS} == set(LAYOUTS)
+    for lay in LAYOUTS:
+        assert set(STEPS) - BY_STRATA <= set(_steps_on(lay))
+        assert BY_STRATA & set(_steps_on(lay))
+    assert all(any(s in _steps_on(lay) for lay in LAYOUTS) for s in STEPS)
 
 
 #: the items of `_figures`
