@@ -51,7 +51,7 @@ def __getattr__(name: str) -> Any:
     if mod is None:
         raise AttributeError(f"module 'sdcsession.scale' has no attribute {name!r}")
     if name in ("apply_distributed", "DISTRIBUTED"):
-        for m in ("randomised", "by_strata"):  # register PRAM, noise and the strata treatments
+        for m in ("randomised", "by_strata", "strata_microaggregation"):  # register PRAM, noise and the strata treatments
             importlib.import_module(f".{m}", __name__)
     return getattr(importlib.import_module(f".{mod}", __name__), name)
 

@@ -1,4 +1,5 @@
-"""Local suppression and microaggregation on Dask frames, by strata: each stratum is one task.
+"""Local suppression on Dask frames by strata, each stratum one task (and `by_strata`, the
+plumbing that microaggregation by strata, `sdcsession.scale.strata_microaggregation`, shares).
 
 Whole-file local suppression (a search over all records) and whole-file MDAV (distances between
 all records) cannot be split over partitions. By strata they can: the records are shuffled so
@@ -13,11 +14,26 @@ partition whose positions hold them. Nothing depends on the frame's index (it ma
 repeated or unsorted) or on its partitioning (one partition, many tiny ones, a household split
 over two).
 
+Local suppression by strata accepts what the in-memory treatment accepts, with the same
+answer: one k, a k per stratum (``{stratum: k}`` or a list aligned with the sorted strata; the
+strata and their order of first appearance are read from the whole file, every task solves with
+its stratum's k, and the notes give the same ``{stratum: k}``), ``combinations``, ``subsets``,
+``importance``, ``weighted`` and ``household``. As in memory, only a k above the whole file's
+records (total weight) is refused; a stratum below its k is left as it is and counted in
+``unresolvable``.
+
 Checked before anything runs (`TreatmentError`, session unchanged):
 
 * ``strata`` given (or the strata role): else the treatment cannot be distributed;
 * with an active `distributed` client, the largest stratum (records × bytes per record × a
-  working factor of `STRATUM_MEMORY_FACTOR`) must fit in a worker's ``memory_limit``.
+  working factor of `STRATUM_MEMORY_FACTOR`) must fit in a worker's ``memory_limit``;
+* ``household=True``: every household lies within one stratum. In memory a household spanning
+  strata gets the suppressions of its household-level keys spread over all its members after
+  the strata are solved, and the person-level suppressions of every stratum are then
+  re-examined with those spread values as wildcards. On Dask that would be a second round of
+  tasks over every stratum after a file-wide join on the household id, for a layout (a
+  household split between, say, regions) that the household-level keys already contradict;
+  it is refused by name (use strata that hold whole households, e.g. the region).
 
 Example
 -------
@@ -44,10 +60,8 @@ import pandas as pd
 
 from ..errors import SdcWarning, TreatmentError
 from ..methods.base import require_columns
-from ..methods.microaggregation.treatment import Microaggregation, microaggregation
-from ..methods.microaggregation.weights import check_weights
-from ..methods.noise.addition import numeric_block
-from ..methods.suppression._args import _ranks
+from ..methods.suppression._args import _check_k_fits, _ranks
+from ..methods.suppression._strata import _label, _order, k_max, k_note, k_per_group
 from ..methods.suppression.local import LocalSuppression, local_suppression
 from ..roles import Roles
 from ._base import compute, persist, worker_memory_limit
@@ -134,7 +148,7 @@ def _put_back(part: pd.DataFrame, res: pd.DataFrame | None, start: int,
 def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
               out_columns: Sequence[str], fn: Callable[[pd.DataFrame], pd.DataFrame], what: str,
               *, progress: bool | None = None, checked: bool = False,
-              notes: bool = False) -> Any:
+              notes: bool = False, lengths: Sequence[int] | None = None) -> Any:
     """The ``out_columns`` of ``fn(stratum)`` for every stratum of ``ddf`` (each one task),
     returned to the records' partitions and persisted (a Dask frame with ``ddf``'s partitions).
 
@@ -145,6 +159,7 @@ def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
     ``checked=True`` skips `check_strata_fit` (the caller ran it). ``notes=True``: ``fn``
     returns ``(frame, notes)`` and the result has a column `NOTES` holding each stratum's notes
     as JSON on the stratum's first record (missing elsewhere; see `stratum_notes`).
+    ``lengths``: the records of every partition, when the caller has them.
 
     Missing values: a missing stratum value is a stratum of its own (``dropna=False``).
 
@@ -163,7 +178,8 @@ def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
     strata, columns, out_columns = list(strata), list(columns), list(out_columns)
     if not checked:  # (``checked``: the caller ran `check_strata_fit`)
         check_strata_fit(ddf, strata, columns, what, progress=progress)
-    lengths = partition_lengths(ddf, progress=progress)
+    if lengths is None:
+        lengths = partition_lengths(ddf, progress=progress)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64).tolist()
     src = ddf[columns]
     posm = _with_position(src._meta, [0], strata)
@@ -201,20 +217,25 @@ def stratum_notes(new: Any, *, progress: bool | None = None) -> list[dict[str, A
 
 # ------------------------------------------------------------------------- local suppression
 def _ls_fn(t: LocalSuppression, roles: Roles, strata: list[str], hk: list[str] | None,
-           cost: float | None, cats: dict[str, list[Any]],
+           cost: float | None, cats: dict[str, list[Any]], total: float,
+           ks: dict[Any, float] | None,
            ) -> Callable[[pd.DataFrame], tuple[pd.DataFrame, dict[str, Any]]]:
+    """The task of one stratum: the in-memory search on it, with its own k (``ks``: stratum
+    sort key -> k, for a k per stratum) and the whole file's ``total`` as the bound on k."""
     def fn(group: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
         # the keys coded as in the whole file (categories in order of first appearance), so
         # the search in a stratum is the in-memory search of that stratum
         coded = group.assign(**{c: pd.Categorical(group[c], categories=v)
                                 for c, v in cats.items()})
+        k = t.k if ks is None else (ks[_order(_label(group, strata, 0))],)
         with warnings.catch_warnings():  # the client warns once for all strata
             warnings.simplefilter("ignore", SdcWarning)
             out, notes = local_suppression(
-                coded, roles.keys, k=t.k, importance=t.importance, strata=strata,
+                coded, roles.keys, k=k, importance=t.importance, strata=strata,
                 combinations=t.combinations, weight=roles.weight, weighted=t.weighted,
                 household=roles.household if t.household else None, household_keys=hk,
-                subsets=t.subsets, alpha=t.alpha, progress=False, household_cost=cost)
+                subsets=t.subsets, alpha=t.alpha, progress=False, household_cost=cost,
+                k_total=total)
         new = {c: group[c].mask(out[c].isna().to_numpy() & group[c].notna().to_numpy())
                for c in roles.keys}
         return group.assign(**new), notes
@@ -222,55 +243,84 @@ def _ls_fn(t: LocalSuppression, roles: Roles, strata: list[str], hk: list[str] |
     return fn
 
 
-def _uniques(part: pd.DataFrame, columns: list[str]) -> list[np.ndarray]:
-    return [pd.unique(part[c].dropna()) for c in columns]
+def _facts(part: pd.DataFrame, strata: list[str], weight: str | None, keys: list[str],
+           ) -> tuple[int, float, pd.DataFrame, list[np.ndarray]]:
+    total = (float(part[weight].to_numpy(dtype="float64", na_value=np.nan).sum())
+             if weight is not None else float(len(part)))
+    return len(part), total, part[strata].drop_duplicates(), _uniques(part, keys)
 
 
-def first_appearance(ddf: Any, columns: list[str], *, progress: Any = None,
-                     ) -> dict[str, list[Any]]:
-    """The distinct values of every non-categorical column of ``columns`` in order of first
-    appearance in the file (what `pandas.factorize` of the whole column gives).
-
-    Missing values: left out."""
+def _file_facts(ddf: Any, strata: list[str], weight: str | None, keys: list[str],
+                progress: Any) -> tuple[list[int], float, pd.DataFrame, dict[str, list[Any]]]:
+    """In one pass: the records of every partition, the number of records (``weight``: the
+    total weight) of the file, its strata (one row each in order of first appearance: the order
+    of the in-memory strata) and the distinct values of every non-categorical key in order
+    of first appearance (what `pandas.factorize` of the whole column gives; missing values
+    left out)."""
     import dask
 
-    cols = [c for c in columns if not isinstance(ddf._meta[c].dtype, pd.CategoricalDtype)]
-    if not cols:
-        return {}
-    parts = compute(*[dask.delayed(_uniques)(p, cols) for p in ddf[cols].to_delayed()],
-                    progress=progress)
-    return {c: list(pd.unique(np.concatenate([p[j] for p in parts]) if parts else np.array([])))
-            for j, c in enumerate(cols)}
+    coded = [c for c in keys if not isinstance(ddf._meta[c].dtype, pd.CategoricalDtype)]
+    cols = list(dict.fromkeys(strata + coded + ([weight] if weight else [])))
+    parts = compute(*[dask.delayed(_facts)(p, strata, weight, coded)
+                      for p in ddf[cols].to_delayed()], progress=progress)
+    levels = (pd.concat([p[2] for p in parts]).drop_duplicates().reset_index(drop=True)
+              if parts else ddf._meta[strata])
+    cats = {c: list(pd.unique(np.concatenate([p[3][j] for p in parts]) if parts
+                              else np.array([]))) for j, c in enumerate(coded)}
+    return [p[0] for p in parts], float(sum(p[1] for p in parts)), levels, cats
+
+
+def _uniques(part: pd.DataFrame, columns: list[str]) -> list[np.ndarray]:
+    return [pd.unique(part[c].dropna()) for c in columns]
 
 
 def _suppressed(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
     return {"suppressed": {c: int((new[c].isna() & old[c].notna()).sum()) for c in new.columns}}
 
 
+def _household_summary(part: pd.DataFrame, household: str, columns: list[str],
+                       ) -> tuple[list[int], int, int]:
+    """Of a partition holding whole households: per column the most distinct values (a
+    missing value counts as one) within a household, the sum of squared household sizes and
+    the number of records."""
+    if not len(part):
+        return [0] * len(columns), 0, 0
+    g = part.groupby(household, sort=False, observed=True)
+    size = g.size().to_numpy(dtype=np.int64)
+    return ([int(g[c].nunique(dropna=False).max()) for c in columns],
+            int((size ** 2).sum()), int(size.sum()))
+
+
 def _household_keys(ddf: Any, keys: list[str], household: str, strata: list[str],
                     progress: Any) -> tuple[list[str], float]:
     """The keys constant within every household and the price of a household-level suppression
-    ``sum(size²) / n`` (the in-memory rules, over the whole file); `TreatmentError` when a
-    household spans several strata (its suppressions would have to cross strata, which are
-    separate tasks)."""
-    jobs = [ddf[[household, *strata]].drop_duplicates().groupby(household).size().max(),
-            ddf[[household]].groupby(household).size()]
-    jobs += [ddf[[household, c]].drop_duplicates().groupby(household).size().max() for c in keys]
-    spans, sizes, *per_key = compute(*jobs, progress=progress)
-    if spans is not None and int(spans) > 1:
+    ``sum(size²) / n`` (the in-memory rules, over the whole file, from one shuffle by household
+    and a summary per partition); `TreatmentError` when a household spans several strata (its
+    suppressions would have to cross strata, which are separate tasks)."""
+    import dask
+
+    cols = list(dict.fromkeys(strata + keys))
+    moved = ddf[list(dict.fromkeys([household, *cols]))].shuffle(on=household)
+    parts = compute(*[dask.delayed(_household_summary)(p, household, cols)
+                      for p in moved.to_delayed()], progress=progress)
+    most = {c: max((p[0][j] for p in parts), default=0) for j, c in enumerate(cols)}
+    if any(most[c] > 1 for c in strata):
         raise not_distributable(
             LocalSuppression(household=True), f"household=True with households that span "
             f"several strata {strata}: a household's suppressions cross strata, which are "
             "separate tasks; use strata that every household lies within (e.g. the region)")
-    size = sizes.to_numpy(dtype=np.int64)
-    cost = float((size ** 2).sum() / int(size.sum())) if len(size) else 1.0
-    return [c for c, m in zip(keys, per_key) if m is None or int(m) <= 1], cost
+    squares, n = sum(p[1] for p in parts), sum(p[2] for p in parts)
+    cost = float(squares / n) if n else 1.0
+    return [c for c in keys if most[c] <= 1], cost
 
 
 @distributed(LocalSuppression)
 def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, progress: Any,
                        ) -> DistributedResult:
     strata = list(t._strata(roles))
+    per_stratum = not isinstance(t.k, float) and t.subsets is None  # a k per stratum
+    if per_stratum and not strata:
+        raise TreatmentError("k: a k per stratum needs strata (strata=... or the strata role)")
     if not strata:
         raise not_distributable(t, "whole-file local suppression searches over all records at "
                                    "once; pass strata=[...] (e.g. strata=['region']) so each "
@@ -278,9 +328,12 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
     keys = list(roles.keys)
     if not keys:
         raise TreatmentError("local_suppression: no key variables in the roles")
-    require_columns(ddf._meta, keys + strata, "local_suppression")
+    require_columns(ddf._meta, keys, "local_suppression keys")  # the in-memory checks
     if t.importance is not None:
         _ranks(roles.keys, t.importance)
+    missing = [c for c in strata if c not in ddf.columns]
+    if missing:
+        raise TreatmentError(f"local_suppression: strata column(s) {missing} not in the data")
     if t.weighted and roles.weight is None:
         raise TreatmentError("local_suppression: weighted=True needs a weight role")
     if t.household and roles.household is None:
@@ -292,18 +345,20 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
     if t.combinations is not None and max(t.combinations) > len(keys):
         raise TreatmentError(f"combinations: subset size {max(t.combinations)} exceeds the "
                              f"{len(keys)} key variables")
-    if not isinstance(t.k, float) and t.subsets is None:
-        raise not_distributable(t, "a k per stratum is not offered on Dask; give one k "
-                                   "(k=3) or bring the data into memory")
+    lengths, total, levels, cats = _file_facts(ddf, strata, roles.weight if t.weighted else None,
+                                               keys, progress)
+    _check_k_fits(k_max(t.k), total, t.weighted)  # the whole file's bound, as in memory
+    ks, k_used = None, {}
+    if per_stratum:  # every stratum's k (the in-memory errors for a stratum without one)
+        k_of, k_used = k_per_group(t.k, levels, strata, [np.array([i]) for i in range(len(levels))])
+        ks = {_order(_label(levels, strata, i)): k for i, k in enumerate(k_of)}
     hk, cost = (_household_keys(ddf, keys, roles.household, strata, progress)
                 if t.household else (None, None))
     extra = [c for c in (roles.weight if t.weighted else None,
                          roles.household if t.household else None) if c]
     columns = list(dict.fromkeys(keys + strata + extra))
-    new = by_strata(ddf, strata, columns, keys, _ls_fn(t, roles, strata, hk, cost,
-                                                     first_appearance(ddf, keys,
-                                                                      progress=progress)),
-                    "local_suppression", progress=progress, notes=True)
+    new = by_strata(ddf, strata, columns, keys, _ls_fn(t, roles, strata, hk, cost, cats, total, ks),
+                    "local_suppression", progress=progress, notes=True, lengths=lengths)
     parts = stratum_notes(new, progress=progress)
     new = new[keys]
     st = partition_stats(_suppressed, ddf[keys], new, progress=progress)
@@ -311,7 +366,8 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
     notes: dict[str, Any] = {"suppressed": supp, "total": int(sum(supp.values()))}
     for name in ("violations_after", "unresolvable", "restored", "rounds"):
         notes[name] = int(sum(p.get(name, 0) for p in parts))
-    notes["k"] = parts[0]["k"] if parts else (int(t.k) if t.k == int(t.k) else t.k)
+    notes["k"] = (k_note(t.k, k_used) if per_stratum
+                  else parts[0]["k"] if parts else k_note(t.k, {}))
     if t.subsets:
         notes["subsets"] = [list(x) for x in t.subsets]
     for name in ("household_added", "household_restored", "alpha_added"):
@@ -324,166 +380,3 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
             f"their k {'weight' if t.weighted else 'records'} cannot reach k-anonymity; they were "
             "left unsuppressed", SdcWarning, stacklevel=5)
     return DistributedResult(replace_columns(ddf, new), notes=notes)
-
-
-# ---------------------------------------------------------------------- microaggregation
-def _ma_fn(t: Microaggregation, mean: np.ndarray, sd: np.ndarray,
-           ) -> Callable[[pd.DataFrame], tuple[pd.DataFrame, dict[str, Any]]]:
-    def fn(group: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
-        return microaggregation(group, t.columns, k=t.k, method=t.method, strata=(),
-                                aggregate=t.aggregate, sort_by=t.sort_by, weights=t.weights,
-                                progress=False, standardise=(mean, sd))
-
-    return fn
-
-
-def _complete_z(part: pd.DataFrame, columns: tuple, mean: np.ndarray, sd: np.ndarray,
-                ) -> np.ndarray:
-    x = part[list(columns)].to_numpy(dtype=np.float64, na_value=np.nan)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        z = (x - mean) / sd
-    return z[~np.isnan(x).any(axis=1)]
-
-
-def _z_first(part: pd.DataFrame, columns: tuple, mean: np.ndarray, sd: np.ndarray) -> Any:
-    from ..risk.exact_moments import column_parts
-
-    return column_parts(_complete_z(part, columns, mean, sd))
-
-
-def _z_second(part: pd.DataFrame, columns: tuple, mean: np.ndarray, sd: np.ndarray,
-              mz: np.ndarray) -> Any:
-    from ..risk.exact_moments import pair_parts
-
-    return pair_parts(_complete_z(part, columns, mean, sd), mz, cross=False)
-
-
-def _total_squares(ddf: Any, columns: tuple, mean: np.ndarray, sd: np.ndarray,
-                   progress: Any) -> float:
-    """`sdcsession.methods.microaggregation.treatment.total_squares` of the standardised
-    complete records, from exact sums added over the partitions (two passes)."""
-    import dask
-
-    from ..risk.exact_moments import centred_squares, column_means, combine_pairs
-
-    parts = ddf[list(columns)].to_delayed()
-    first = compute(*[dask.delayed(_z_first)(p, columns, mean, sd) for p in parts],
-                    progress=progress)
-    counts, mz = column_means(first)
-    if not len(counts) or counts[0] == 0:
-        return 0.0
-    second = compute(*[dask.delayed(_z_second)(p, columns, mean, sd, np.nan_to_num(mz))
-                       for p in parts], progress=progress)
-    return float(sum(centred_squares(combine_pairs(list(second))).tolist()))
-
-
-def _ma_notes(t: Microaggregation, parts: list[dict[str, Any]], changed: dict[str, int],
-              sst: float) -> dict[str, Any]:
-    """The notes of the in-memory microaggregation by strata from every stratum's notes."""
-    from ..risk.exact_sum import exact_sum
-
-    first = parts[0]["n_groups"] if parts else 0
-    if isinstance(first, dict):
-        n_groups: Any = {c: int(sum(p["n_groups"].get(c, 0) for p in parts)) for c in t.columns}
-    else:
-        n_groups = int(sum(p["n_groups"] for p in parts))
-    sizes: dict[int, int] = {}
-    for p in parts:
-        for size, m in p["group_sizes"].items():
-            sizes[int(size)] = sizes.get(int(size), 0) + int(m)
-    notes: dict[str, Any] = {
-        "method": t.method, "k": int(t.k), "n_groups": n_groups,
-        "group_sizes": {str(s): sizes[s] for s in sorted(sizes)}, "changed": changed,
-        "sse_std": exact_sum([float(p["sse_std"]) for p in parts]), "sst_std": sst,
-        "incomplete": int(sum(p["incomplete"] for p in parts))}
-    supp = {c: int(sum(p.get("suppressed", {}).get(c, 0) for p in parts)) for c in t.columns}
-    if any(supp.values()):
-        notes["suppressed"] = supp
-    notes["strata"] = len(parts)
-    return notes
-
-
-def _sums(part: pd.DataFrame, columns: tuple, mean: np.ndarray | None) -> list[Any]:
-    from ..risk.exact_sum import partial_sum
-
-    out = []
-    for j, c in enumerate(columns):
-        v = part[c].to_numpy(dtype=np.float64, na_value=np.nan)
-        v = v[~np.isnan(v)]
-        out.append((len(v), partial_sum(v if mean is None else (v - mean[j]) ** 2)))
-    return out
-
-
-def file_standardisation(ddf: Any, columns: Sequence[str], *, progress: bool | None = None,
-                         ) -> tuple[np.ndarray, np.ndarray]:
-    """`sdcsession.methods.microaggregation.treatment.standardisation` of ``columns`` over the
-    whole Dask frame: exact per-partition sums combined (`sdcsession.risk.exact_sum`), so the
-    same doubles as in memory for any partitioning. Two passes: the means, then the sums of
-    squared deviations from them.
-
-    Missing values: ignored per column (the standard deviation is NaN with fewer than 2 values).
-
-    >>> import dask.dataframe as dd
-    >>> m, s = file_standardisation(dd.from_pandas(pd.DataFrame({"x": [1.0, 2.0, 3.0]}),
-    ...                                            npartitions=2), ["x"], progress=False)
-    >>> m.tolist(), s.tolist()
-    ([2.0], [1.0])
-    """
-    import dask
-
-    from ..risk.exact_sum import combine, to_float
-
-    cols = tuple(columns)
-    parts = ddf[list(cols)].to_delayed()
-    mean, sd = np.full(len(cols), np.nan), np.full(len(cols), np.nan)
-    first = compute(*[dask.delayed(_sums)(p, cols, None) for p in parts], progress=progress)
-    n = [sum(r[j][0] for r in first) for j in range(len(cols))]
-    for j in range(len(cols)):
-        if n[j]:
-            mean[j] = to_float(combine(r[j][1] for r in first), n[j])
-    second = compute(*[dask.delayed(_sums)(p, cols, mean) for p in parts], progress=progress)
-    for j in range(len(cols)):
-        if n[j] > 1:
-            sd[j] = np.sqrt(to_float(combine(r[j][1] for r in second), n[j] - 1))
-    return mean, sd
-
-
-def _changed(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
-    out = {}
-    for c in new.columns:
-        a = old[c].to_numpy(dtype=np.float64, na_value=np.nan)
-        b = new[c].to_numpy(dtype=np.float64, na_value=np.nan)
-        out[c] = int(((a != b) & ~np.isnan(a)).sum())
-    return {"changed": out}
-
-
-@distributed(Microaggregation)
-def _microaggregation(t: Microaggregation, ddf: Any, roles: Roles, seed: int, progress: Any,
-                      ) -> DistributedResult:
-    strata = list(t.strata) or list(roles.strata)
-    if not strata:
-        raise not_distributable(t, "whole-file MDAV needs the distances between all records; "
-                                   "pass strata=[...] (e.g. strata=['region']) so each stratum "
-                                   "is one task")
-    require_columns(ddf._meta, list(t.columns) + strata + ([t.weights] if t.weights else []),
-                    "microaggregation")
-    numeric_block(ddf._meta_nonempty, t.columns, "microaggregation", min_sd=False)
-    if t.weights is not None:
-        check_weights(ddf._meta_nonempty, t.weights, "microaggregation")
-    columns = list(dict.fromkeys(list(t.columns) + strata + ([t.weights] if t.weights else [])))
-    sizes = check_strata_fit(ddf, strata, columns, "microaggregation", progress=progress)
-    small = sizes[sizes < t.k]
-    if len(small):  # as in memory: a stratum smaller than k cannot be aggregated
-        labels = [" / ".join(map(str, i if isinstance(i, tuple) else (i,))) for i in small.index]
-        raise TreatmentError(
-            f"microaggregation: k={t.k} is larger than stratum/strata {labels[:10]} "
-            f"(sizes {small.to_numpy()[:10].tolist()}); lower k or merge strata")
-    mean, sd = file_standardisation(ddf, t.columns, progress=progress)
-    new = by_strata(ddf, strata, columns, list(t.columns), _ma_fn(t, mean, sd),
-                    "microaggregation", progress=progress, checked=True, notes=True)
-    parts = stratum_notes(new, progress=progress)
-    new = new[list(t.columns)]
-    st = partition_stats(_changed, ddf[list(t.columns)], new, progress=progress)
-    changed = {c: int(st["changed"].get(c, 0)) for c in t.columns}
-    sst = _total_squares(ddf, tuple(t.columns), mean, sd, progress)
-    return DistributedResult(replace_columns(ddf, new), notes=_ma_notes(t, parts, changed, sst))

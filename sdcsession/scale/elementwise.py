@@ -181,6 +181,7 @@ def _recode(t: Recode, ddf: Any, roles: Roles, seed: int, progress: Any) -> Dist
 @distributed(RemoveColumns)
 def _remove(t: RemoveColumns, ddf: Any, roles: Roles, seed: int, progress: Any,
             ) -> DistributedResult:
+    t.check(ddf._meta, roles)  # the in-memory checks (columns and roles only, no values)
     return DistributedResult(ddf.drop(columns=list(t.columns)), roles=roles.without(t.columns),
                              notes={"removed": list(t.columns)})
 

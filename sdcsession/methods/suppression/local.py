@@ -71,6 +71,7 @@ def local_suppression(
     subsets: Sequence[Sequence[str]] | None = None,
     alpha: float = 1.0,
     household_cost: float | None = None,
+    k_total: float | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Suppress key values (set them missing) until every record has fk >= k.
 
@@ -141,7 +142,9 @@ def local_suppression(
     path computes it over the whole file and solves stratum by stratum). After the spread (whose values are wildcards too), the
     restoration pass runs again on the person-level suppressions. A stratum with fewer than k
     records (total weight below k) cannot be protected: nothing is suppressed there, an `SdcWarning` says so and ``notes`` report
-    the records left (``unresolvable``). ``progress``: a bar counting the records found safe (None:
+    the records left (``unresolvable``); only a k above the number of records (total weight) of
+    the whole frame is refused (``k_total`` gives that number instead: the Dask path checks the
+    whole file's and solves stratum by stratum). ``progress``: a bar counting the records found safe (None:
     automatic, see `sdcsession.progress`).
 
     Returns ``(new_df, notes)`` with notes ``suppressed`` (per key), ``total``,
@@ -200,7 +203,8 @@ def local_suppression(
             raise TreatmentError(f"weight: column {weight!r} must be finite and > 0")
     else:
         w_all = np.ones(len(df))
-    _check_k_fits(k_max(kspec), float(w_all.sum()), weighted)
+    _check_k_fits(k_max(kspec), float(w_all.sum()) if k_total is None else float(k_total),
+                  weighted)
     p = len(keys)
     if subs is not None:
         keysets = [[keys.index(c) for c in sub] for sub in subs]

@@ -74,7 +74,12 @@ def n_records(state: State) -> int:
 
 
 def _load_kernels() -> None:
-    from ...scale import by_strata, elementwise, randomised  # noqa: F401  (register)
+    from ...scale import (  # noqa: F401  (register)
+        by_strata,
+        elementwise,
+        randomised,
+        strata_microaggregation,
+    )
 
 
 def _na_dtype(sample: pd.Series) -> Any:
