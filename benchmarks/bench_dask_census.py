@@ -101,10 +101,20 @@ def _same_files(dask_dir: Path, pandas_file: Path) -> tuple[int, list[str]]:
     return n, bad
 
 
+def _gather(obj):  # noqa: ANN001, ANN202
+    """A Dask collection brought to the client partition by partition (``.compute()`` would
+    concatenate all partitions in one task on one worker first: 6M records of a text column
+    do not fit a 1 GiB worker); pandas objects as they are."""
+    if not hasattr(obj, "to_delayed"):
+        return obj
+    import dask
+
+    return pd.concat(dask.compute(*obj.to_delayed()))
+
+
 def _risk(s: sdc.SdcSession) -> dict[str, object]:
     r = s.risk
-    f = r.frequencies
-    f = f.compute() if hasattr(f, "compute") else f
+    f = _gather(r.frequencies)
     return {"global_risk": r.global_risk, "expected": r.expected_reidentifications,
             "k2": r.k_violations(2), "k3": r.k_violations(3), "k5": r.k_violations(5),
             "fk": f["fk"].to_numpy(), "Fk": f["Fk"].to_numpy()}
@@ -203,7 +213,7 @@ def main() -> None:
         warnings.simplefilter("ignore")
         s.export(out, force=True)
     times["export"], peaks["export"] = time.perf_counter() - t0, mem.phase()
-    got_recoded = s.data[RECODE[0]].compute()
+    got_recoded = _gather(s.data[RECODE[0]])
     peak = mem.close()
     pids1 = client.run(os.getpid)
     workers = len(client.scheduler_info()["workers"])
