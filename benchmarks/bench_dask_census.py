@@ -10,7 +10,9 @@ partitioned Parquet, timing every phase. The same steps run on a pandas session 
 data and seed, and the figures, the recoded data and the exported records must be equal (the
 script fails otherwise). After the run the cluster must still have all its workers, with the
 same processes, and the scheduler's event log must hold no ``remove-worker`` event (no worker
-lost, e.g. killed for memory).
+lost, e.g. killed for memory). The resident memory of every worker process is sampled every
+0.1 s (psutil, the workers run on this machine) and the peak of each phase is printed, as a
+share of the memory limit (the nanny restarts a worker above 95 %).
 
 Run: ``nice -n 5 python benchmarks/bench_dask_census.py [--n 6_000_000] [--workers 2]
 [--memory-limit 1GiB] [--npartitions 96] [--dir DIR]``.
@@ -23,6 +25,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -98,10 +101,20 @@ def _same_files(dask_dir: Path, pandas_file: Path) -> tuple[int, list[str]]:
     return n, bad
 
 
+def _gather(obj):  # noqa: ANN001, ANN202
+    """A Dask collection brought to the client partition by partition (``.compute()`` would
+    concatenate all partitions in one task on one worker first: 6M records of a text column
+    do not fit a 1 GiB worker); pandas objects as they are."""
+    if not hasattr(obj, "to_delayed"):
+        return obj
+    import dask
+
+    return pd.concat(dask.compute(*obj.to_delayed()))
+
+
 def _risk(s: sdc.SdcSession) -> dict[str, object]:
     r = s.risk
-    f = r.frequencies
-    f = f.compute() if hasattr(f, "compute") else f
+    f = _gather(r.frequencies)
     return {"global_risk": r.global_risk, "expected": r.expected_reidentifications,
             "k2": r.k_violations(2), "k3": r.k_violations(3), "k5": r.k_violations(5),
             "fk": f["fk"].to_numpy(), "Fk": f["Fk"].to_numpy()}
@@ -111,6 +124,42 @@ def _removals(client) -> int:  # noqa: ANN001
     """``remove-worker`` events in the scheduler's event log (a lost or killed worker)."""
     return sum(1 for events in client.get_events().values() for _, msg in events
                if isinstance(msg, dict) and msg.get("action") == "remove-worker")
+
+
+class PeakMemory:
+    """The peak resident memory of the worker processes, sampled every ``interval`` seconds in
+    a thread; `phase` returns the peak since the previous call and starts a new phase."""
+
+    def __init__(self, client, interval: float = 0.1) -> None:  # noqa: ANN001
+        import psutil
+
+        self._procs = [psutil.Process(pid) for pid in client.run(os.getpid).values()]
+        self._peak = 0
+        self._total = 0
+        self._stop = threading.Event()
+        self._interval = interval
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            for p in self._procs:
+                try:
+                    rss = p.memory_info().rss
+                except Exception:  # noqa: BLE001 - a worker that is gone (restarted)
+                    continue
+                self._peak = max(self._peak, rss)
+            self._stop.wait(self._interval)
+
+    def phase(self) -> int:
+        peak, self._peak = self._peak, 0
+        self._total = max(self._total, peak)
+        return peak
+
+    def close(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        return max(self._total, self._peak)
 
 
 def main() -> None:
@@ -148,21 +197,24 @@ def main() -> None:
           f"{'below' if limit_bytes < size else 'NOT below'} the data); cores {os.cpu_count()}; "
           f"built and written in {t_write:.1f} s")
     times: dict[str, float] = {}
+    peaks: dict[str, int] = {}
+    mem = PeakMemory(client)
     t0 = time.perf_counter()
     s = sdc.SdcSession.from_parquet(src, **roles(a.extra))
-    times["open"] = time.perf_counter() - t0
+    times["open"], peaks["open"] = time.perf_counter() - t0, mem.phase()
     t0 = time.perf_counter()
     rd = _risk(s)
-    times["risk"] = time.perf_counter() - t0
+    times["risk"], peaks["risk"] = time.perf_counter() - t0, mem.phase()
     t0 = time.perf_counter()
     s.recode(*RECODE)
-    times["recode"] = time.perf_counter() - t0
+    times["recode"], peaks["recode"] = time.perf_counter() - t0, mem.phase()
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         s.export(out, force=True)
-    times["export"] = time.perf_counter() - t0
-    got_recoded = s.data[RECODE[0]].compute()
+    times["export"], peaks["export"] = time.perf_counter() - t0, mem.phase()
+    got_recoded = _gather(s.data[RECODE[0]])
+    peak = mem.close()
     pids1 = client.run(os.getpid)
     workers = len(client.scheduler_info()["workers"])
     removed = _removals(client)
@@ -201,20 +253,23 @@ def main() -> None:
           f"recode changed {s.history[-1].notes['changed']['marstat']:,} values; exported "
           f"{n_out:,} records, equal column by column")
     for name, t in times.items():
-        print(f"  dask   {name:<8} {t:8.2f} s   {a.n / t:,.0f} records/s")
+        print(f"  dask   {name:<8} {t:8.2f} s   {a.n / t:,.0f} records/s   peak worker memory "
+              f"{peaks[name] / 2**20:,.0f} MiB ({peaks[name] / limit_bytes:.0%} of the limit)")
     for name, t in tp.items():
         print(f"  pandas {name:<8} {t:8.2f} s   {a.n / t:,.0f} records/s")
     lost = pids0 != pids1 or workers != a.workers or removed
     print(f"equal to the pandas path: {'yes' if not problems else 'NO: ' + ', '.join(problems)}; "
           f"workers at the end {workers} of {a.workers}, same processes "
-          f"{'yes' if pids0 == pids1 else 'NO'}, remove-worker events {removed}")
+          f"{'yes' if pids0 == pids1 else 'NO'}, remove-worker events {removed}; peak worker "
+          f"memory {peak / 2**20:,.0f} MiB of {limit_bytes / 2**20:,.0f} MiB "
+          f"({peak / limit_bytes:.0%})")
     client.close()
     cluster.close()
     if not a.dir:
         shutil.rmtree(base, ignore_errors=True)
     if problems or lost:
-        raise SystemExit("FAILED: " + ", ".join(problems + (["a worker was lost"] if lost
-                                                             else [])))
+        raise SystemExit("FAILED: " + ", ".join(problems + (["a worker was lost or restarted"]
+                                                             if lost else [])))
 
 
 if __name__ == "__main__":

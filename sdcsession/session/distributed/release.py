@@ -3,8 +3,16 @@ a pandas session with the same data and seed.
 
 The release order is a sort on the order key of every record's global position
 (`sdcsession.session.release.order.order_keys`): each partition adds its offset to its local
-positions, the key column is made the index (Dask sorts by it) and dropped again, so the
-partitions hold the records in the pandas session's order.
+positions, the key column is made the index and dropped again, so the partitions hold the
+records in the pandas session's order.
+
+The sort is one shuffle in bounded memory per partition, without a pass to find its
+boundaries: the keys are the outputs of a bijective mixer, spread evenly over the 64-bit
+integers, so the k-th of P output partitions takes the keys of the k-th of P equal ranges of
+the int64 line (`order_divisions`; about n / P records each). `set_index` with these known
+divisions moves every record to its range's partition (Dask's shuffle: peer to peer with a
+distributed client, spilling to disk) and sorts each partition on its own; no partition and no
+worker ever holds more than its range's records.
 
 Example
 -------
@@ -31,7 +39,21 @@ from ..release.order import ORDER_COLUMN, order_keys, order_seed
 if TYPE_CHECKING:  # pragma: no cover
     from ..session import SdcSession
 
-__all__ = ["released_frame", "export"]
+__all__ = ["released_frame", "export", "order_divisions"]
+
+
+def order_divisions(npartitions: int) -> list[int]:
+    """The boundaries of ``npartitions`` equal ranges of the int64 line (the divisions of the
+    released frame): ``d_k = -2^63 + floor(k * 2^64 / P)`` for k = 0..P-1 and ``d_P = 2^63 - 1``
+    (the last range includes its end).
+
+    Missing values: not applicable.
+
+    >>> order_divisions(2)
+    [-9223372036854775808, 0, 9223372036854775807]
+    """
+    p = max(int(npartitions), 1)
+    return [-2**63 + (k * 2**64) // p for k in range(p)] + [2**63 - 1]
 
 
 def _with_keys(part: pd.DataFrame, offsets: list[int], seed: int,
@@ -56,7 +78,7 @@ def released_frame(session: SdcSession, *, shuffle: bool) -> Any:
     offsets = [int(v) for v in np.concatenate([[0], np.cumsum(lengths)[:-1]])]
     meta = data._meta.assign(**{ORDER_COLUMN: np.zeros(0, dtype=np.int64)})
     keyed = data.map_partitions(_with_keys, offsets, order_seed(session), meta=meta)
-    out = keyed.set_index(ORDER_COLUMN, npartitions=max(data.npartitions, 1))
+    out = keyed.set_index(ORDER_COLUMN, divisions=order_divisions(data.npartitions))
     return out.reset_index(drop=True)
 
 

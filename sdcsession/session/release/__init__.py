@@ -5,6 +5,8 @@
   and derived columns, order, weights), one code path for pandas and Dask;
 - `aligned`: released and original values side by side, record by record, on either engine;
 - `codes`: the structure findings' counts on a pandas frame from integer codes (the fast path);
+- `reductions`: the release check's counts on Dask in bounded memory per partition (distinct
+  values, functional dependencies, rare values);
 - `order`: the seeded random order of the released records;
 - `methods`: the session's release methods (a mixin);
 - `contracts`: the findings of the declared utility contracts (a hook of `release_check`);

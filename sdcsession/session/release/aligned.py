@@ -15,7 +15,10 @@ The release check's findings are written once against the operations pandas and 
 share (sums, counts, ``nunique``, ``value_counts``, ``drop_duplicates``, ``groupby``,
 ``merge``, ``map``) and computed with `Aligned.compute`, so both engines give the same counts.
 A Dask frame is glued partition by partition (`map_partitions` without index alignment: the
-states of a session keep the partitions of the original).
+states of a session keep the partitions of the original) and is never persisted: every
+computation over it glues each partition again, so a worker holds a few partitions at a time,
+whatever the size of the data. `Aligned.changed` counts the changed records of many columns in
+one pass without building the frame.
 
 Example
 -------
@@ -113,6 +116,10 @@ def _glue(rel: pd.DataFrame, org: pd.DataFrame, both: list[str], offsets: list[i
     return pd.DataFrame(out, index=rel.index)
 
 
+def _changed_part(rel: pd.DataFrame, org: pd.DataFrame, both: list[str]) -> np.ndarray:
+    return np.array([int((~same_values(rel[c], org[c])).sum()) for c in both], dtype=np.int64)
+
+
 class Aligned:
     """The released data and the original of one state, aligned record by record (see the
     module docstring); ``data`` and ``original`` are two pandas or two Dask frames."""
@@ -144,11 +151,27 @@ class Aligned:
             lengths = partition_lengths(self.data, progress=False)
             self._offsets = [int(v) for v in np.concatenate([[0], np.cumsum(lengths)[:-1]])]
         meta = _glue(self.data._meta[rel], self.original._meta[org], both, None)
-        glued = self.data[rel].map_partitions(_glue, self.original[org], both, self._offsets,
-                                              meta=meta, align_dataframes=False)
-        from ...scale._base import persist
+        return self.data[rel].map_partitions(_glue, self.original[org], both, self._offsets,
+                                             meta=meta, align_dataframes=False)
 
-        return persist(glued, progress=False)  # read by several computations
+    def changed(self, columns: list[str]) -> dict[str, int]:
+        """``{column: records whose value was changed or blanked}`` (the sums of the ``chg:``
+        columns of `frame`) for the ``columns`` in both frames, in one pass over the data
+        (Dask: one count per partition and column, added)."""
+        both = [c for c in dict.fromkeys(columns)
+                if c in self.data.columns and c in self.original.columns]
+        if not both:
+            return {}
+        if not self.dask:
+            return dict(zip(both, _changed_part(self.data[both], self.original[both], both)))
+        import dask
+
+        from ...scale._base import compute
+
+        parts = zip(self.data[both].to_delayed(), self.original[both].to_delayed(), strict=True)
+        counts = compute(*[dask.delayed(_changed_part)(a, b, both) for a, b in parts],
+                         progress=False)
+        return dict(zip(both, (int(v) for v in np.sum(counts, axis=0))))
 
     def per_partition(self, f: Any, fn: Any, *args: Any) -> list[Any]:
         """``fn(partition, *args)`` on every partition of the aligned frame ``f`` (pandas: the

@@ -27,6 +27,7 @@ import pandas as pd
 
 from .aligned import Aligned
 from .codes import FrameCodes, household_leaks
+from .reductions import determines, distinct_counts, rare_values
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..session import SdcSession
@@ -73,11 +74,12 @@ def _determines_many(al: Aligned, f: Any, pairs: list[tuple[str, str]],
     distinct pairs of every partition united (pandas: from the columns' integer ``codes``)."""
     if not pairs:
         return []
-    if not al.dask:
-        try:
-            return (codes or FrameCodes(f)).determines(pairs)
-        except TypeError:  # unhashable cells: the frame path below says so
-            pass
+    if al.dask:
+        return determines(f, pairs)
+    try:
+        return (codes or FrameCodes(f)).determines(pairs)
+    except TypeError:  # unhashable cells: the frame path below says so
+        pass
     parts = al.per_partition(f, _pairs_part, pairs)
     out = []
     for j, (x, _y) in enumerate(pairs):
@@ -104,11 +106,12 @@ def _distinct_many(al: Aligned, f: Any, cols: list[str],
     (pandas: from the columns' integer ``codes``)."""
     if not cols:
         return {}
-    if not al.dask:
-        try:
-            return {c: (codes or FrameCodes(f)).distinct(c) for c in cols}
-        except TypeError:  # unhashable cells: compared by their text below
-            pass
+    if al.dask:
+        return distinct_counts(f, cols)
+    try:
+        return {c: (codes or FrameCodes(f)).distinct(c) for c in cols}
+    except TypeError:  # unhashable cells: compared by their text below
+        pass
     parts = al.per_partition(f[cols], _distinct_part, cols)
     out = {}
     for j, c in enumerate(cols):
@@ -195,22 +198,22 @@ def _identifiers(cx: _Context, data: Any) -> tuple[list[dict[str, Any]], list[st
     return out, ids
 
 
-def _treated(cx: _Context) -> tuple[Any, list[str], list[str]]:
-    """The aligned frame of the roled columns and which keys / numeric variables were changed."""
+def _treated(cx: _Context) -> tuple[dict[str, int], list[str], list[str]]:
+    """The changed records of every key, numeric variable and the weight (one pass, no frame
+    kept), and which keys / numeric variables were changed."""
     r = cx.roles
     keys = [c for c in dict.fromkeys([*r.keys, *r.pram]) if c in cx.al.data.columns]
     num = [c for c in r.numeric if c in cx.al.data.columns]
-    base = list(dict.fromkeys([*keys, *num, *r.linked_columns(),
-                               *[c for c in (r.household, r.weight) if c]]))
-    f = cx.al.frame(base)
-    cols = [c for c in keys + num if "chg:" + c in f.columns]
-    changed = dict(zip(cols, cx.al.compute(*[f["chg:" + c].sum() for c in cols])))
-    return (f, [c for c in keys if changed.get(c, 0)], [c for c in num if changed.get(c, 0)])
+    changed = cx.al.changed([*keys, *num, *([r.weight] if r.weight else [])])
+    return (changed, [c for c in keys if changed.get(c, 0)], [c for c in num if changed.get(c, 0)])
 
 
-def _linked(cx: _Context, f: Any, treated: list[str]) -> list[dict[str, Any]]:
-    pairs = [(k, c) for k, cs in cx.roles.linked for c in cs
-             if k in treated and "rev:" + c in f.columns]
+def _linked(cx: _Context, treated: list[str]) -> list[dict[str, Any]]:
+    both = set(cx.al.data.columns) & set(cx.al.original.columns)
+    pairs = [(k, c) for k, cs in cx.roles.linked for c in cs if k in treated and c in both]
+    if not pairs:
+        return []
+    f = cx.al.frame(list(dict.fromkeys([c for pair in pairs for c in pair])))
     counts = cx.al.compute(*[(f["chg:" + k] & f["rev:" + c]).sum() for k, c in pairs])
     out = []
     for (k, c), m in zip(pairs, counts):
@@ -397,21 +400,21 @@ def _order(cx: _Context, ids: list[str]) -> list[dict[str, Any]]:
     return out
 
 
-def _weights(cx: _Context, f: Any, k: int) -> list[dict[str, Any]]:
+def _weights(cx: _Context, changed: dict[str, int], k: int) -> list[dict[str, Any]]:
     w = cx.roles.weight
-    if w is None or w not in cx.released or "chg:" + w not in f.columns:
+    if w is None or w not in cx.released or w not in changed or changed[w]:
         return []
-    changed, vc = cx.al.compute(f["chg:" + w].sum(), f["r:" + w].value_counts())
-    if int(changed):
-        return []
-    rare = vc[vc < k]
-    m = int(rare.sum())
+    if cx.al.dask:
+        m, values = rare_values(cx.al.data[w], k)
+    else:
+        vc = cx.al.data[w].value_counts()
+        m, values = int(vc[vc < k].sum()), int((vc < k).sum())
     if not m:
         return []
     return [_finding(
         "warn", "weights", [w], m,
         f"the sampling weights {w!r} are released unchanged and {m:,} record(s) have a weight "
-        f"value shared by fewer than {k} records ({len(rare):,} such value(s)); a rare weight "
+        f"value shared by fewer than {k} records ({values:,} such value(s)); a rare weight "
         "points to the design stratum and the calibration cell of its record: perturb them with "
         "s.perturb_weights(noise=0.1, by=[strata]) (noise that keeps the total and the stratum "
         "totals), release rounded or stratum-mean weights, or remove them if the users need no "
@@ -431,16 +434,16 @@ def structure_findings(session: SdcSession, released: list[str], *, k: int,
                             "the state and the original have different partitions: the checks "
                             "that compare them record by record were not run"))
         return out
-    f, treated, perturbed = _treated(cx)
-    out += _linked(cx, f, treated)
+    changed, treated, perturbed = _treated(cx)
+    out += _linked(cx, treated)
     out += _household(cx, treated)
     out += _undeclared(cx, treated, ids)
     out += _derived(cx, perturbed, ids)
     if not shuffle:
         out += _order(cx, ids)
-    out += _weights(cx, f, k)
+    out += _weights(cx, changed, k)
     for c in cx.roles.numeric:
-        if c in cx.released and "chg:" + c in f.columns and c not in perturbed:
+        if c in cx.released and c in changed and c not in perturbed:
             out.append(_finding("warn", "numeric", [c], cx.n,
                                 f"numeric variable {c!r} is released unperturbed"))
     return out
