@@ -167,7 +167,8 @@ def rmd_risk(
         all-zero result for them. Missing masked values are handled as sdcMicro does.
     n_starts, runs, seed : the MCD is the subset returned most often by ``runs`` FastMCD searches
         with ``n_starts`` random starts each (seeds ``seed``, ``seed + 1``, …; ties: the smallest
-        determinant). covMcd runs one search with 500 starts.
+        determinant). covMcd runs one search with 500 starts. The searches stop as soon as no
+        other subset can overtake the leading one (the result is the same as after all runs).
     mcd_factors : robustbase's reweighting factor of version 0.95 (sdcMicro 5.8.1 reference) or of
         0.99 and later.
 
