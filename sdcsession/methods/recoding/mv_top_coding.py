@@ -14,11 +14,21 @@ treated variables:
    ``{x : (x − μ)' Σ⁻¹ (x − μ) = q}``:  ``x'_i = μ + (x_i − μ) · sqrt(q / d²_i)``, so that its
    distance afterwards is exactly q. Records inside the ellipsoid are unchanged.
 
-Missing values (sdcMicro's ``covMcd`` stops on them): the MCD is fitted on the complete records
-only, and records with a missing value in a treated column are left unchanged (they have no
-distance); the notes count them as ``incomplete``. More than half of the complete records on a
-hyperplane (singular MCD scatter, e.g. a variable mostly 0) is a `TreatmentError`, as in
-sdcMicro.
+Every step is the one of sdcMicro's ``mvTopCoding`` with its defaults: covMcd's reweighted
+``center`` and ``cov`` (not the raw ones) of the data on their own scale (no standardising),
+q = ``qchisq(1 - alpha, p)`` with alpha = 0.025, the strict ``maha > q``, and the move towards
+the centre. The reweighting factor is robustbase 0.95's (c(p, m/n), m the records kept; the
+sdcMicro 5.8.1 reference). What can differ is the h-subset: covMcd is random, and above 5,000
+records it gives the best candidate of its subsamples only 100 … 1 C-steps on all records (one
+when n·p > 1,000,000), where this search iterates it to convergence (from the same candidates:
+a lower or equal MCD objective). Up to that subset the records moved are the same.
+
+Missing values: the MCD is fitted on the complete records only, and records with a missing value
+in a treated column are left unchanged (they have no distance); the notes count them as
+``incomplete``. This is what sdcMicro does: ``covMcd`` drops the incomplete rows, and their
+``mahalanobis`` distance is NA, which ``which(maha > d)`` never selects. More than half of the
+complete records on a hyperplane (singular MCD scatter, e.g. a variable mostly 0) is a
+`TreatmentError`, as in sdcMicro.
 
 References: Templ, M. & Meindl, B. (2008) Robust statistics meets SDC: new disclosure risk
 measures for continuous microdata masking, Privacy in Statistical Databases, LNCS 5262, 113–126.

@@ -167,7 +167,8 @@ def rmd_risk(
         all-zero result for them. Missing masked values are handled as sdcMicro does.
     n_starts, runs, seed : the MCD is the subset returned most often by ``runs`` FastMCD searches
         with ``n_starts`` random starts each (seeds ``seed``, ``seed + 1``, …; ties: the smallest
-        determinant). covMcd runs one search with 500 starts.
+        determinant). covMcd runs one search with 500 starts. The searches stop as soon as no
+        other subset can overtake the leading one (the result is the same as after all runs).
     mcd_factors : robustbase's reweighting factor of version 0.95 (sdcMicro 5.8.1 reference) or of
         0.99 and later.
 
@@ -243,15 +244,44 @@ def _check_search(n_starts: object, runs: object, seed: object) -> None:
 
 
 def _modal_mcd(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str) -> MCD:
-    """The reweighted MCD whose h-subset the most of ``runs`` FastMCD searches return."""
+    """The reweighted MCD whose h-subset the most of ``runs`` FastMCD searches return.
+
+    The same result as calling ``mcd(z, seed=seed + i, search="fastmcd", ...)`` for every run
+    and keeping the most frequent subset (ties: the smallest determinant, then the first run),
+    computed with less work: each run is only the search (the reweighted estimate is formed once,
+    for the subset chosen); the converged last-stage C-steps are shared between runs that reach
+    the same start (``memo`` of `sdcsession.risk.robust._fastmcd.fastmcd`); and the runs stop
+    as soon as one subset has more votes than any other subset (seen or not) can still reach.
+    """
     _check_search(n_starts, runs, seed)
-    if z.shape[1] == 1 or n_starts == 0:  # exact (p = 1) or deterministic: one run suffices
-        runs = 1
-    fits = [mcd(z, n_starts=n_starts, seed=int(seed) + i, search="fastmcd", reweight=True,
-                exact_fit="error", consistency=factors) for i in range(runs)]
-    keys = [f.raw_support.tobytes() for f in fits]
-    count = Counter(keys)
-    return fits[max(range(runs), key=lambda i: (count[keys[i]], -fits[i].log_det))]
+    n, p = z.shape
+    if p == 1 or n_starts == 0 or runs == 1 or n <= p + 1:  # exact, deterministic or one run
+        return mcd(z, n_starts=n_starts, seed=int(seed), search="fastmcd", reweight=True,
+                   exact_fit="error", consistency=factors)
+    if not np.isfinite(z).all():
+        raise MeasureError("mcd: x has missing or infinite values; drop or impute those records")
+    from ..robust._fastmcd import fastmcd
+    from ..robust.minimum_covariance import _robustbase_fit
+
+    z = np.ascontiguousarray(z, dtype=np.float64)
+    h = min(max((n + p + 1) // 2, p + 1), n)
+    memo: dict = {}
+    found: list = []
+    keys: list[bytes] = []
+    count: Counter = Counter()
+    for i in range(runs):
+        fit = fastmcd(z, h, n_starts, np.random.default_rng(int(seed) + i), "error", 100,
+                      memo=memo)
+        found.append(fit)
+        keys.append(fit[1].tobytes())
+        count[keys[-1]] += 1
+        left = runs - i - 1
+        (lead, c1), *rest = count.most_common(2) + [(None, 0)]
+        if c1 > rest[0][1] + left:  # no other subset can reach it (an unseen one: c1 > left)
+            break
+    done = len(found)
+    best = max(range(done), key=lambda j: (count[keys[j]], -found[j][0]))
+    return _robustbase_fit(z, h, found[best], True, "error", factors)
 
 
 def _robust_distance(z: np.ndarray, fit: MCD) -> np.ndarray:

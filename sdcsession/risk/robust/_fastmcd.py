@@ -134,8 +134,15 @@ def _extend(x: np.ndarray, idx: np.ndarray, cov: np.ndarray, rng: np.random.Gene
 
 
 def fastmcd(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator, exact_fit: str,
-            max_steps: int = 100) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+            max_steps: int = 100, memo: dict | None = None
+            ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
     """FastMCD search (module docstring): log det, subset, mean and covariance of the best subset.
+
+    ``memo`` (a dict kept by the caller across searches on the same x, h, exact_fit and
+    max_steps) stores the converged C-steps of the last stage by their start (the exact bytes of
+    its mean and covariance): the C-steps are a deterministic function of the start, so a start
+    met again (repeated searches mostly reach the same candidates) is not iterated again and the
+    result is the same.
 
     Example
     -------
@@ -152,7 +159,10 @@ def fastmcd(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator, exac
     if n > FULL_ALL:  # the candidates' first C-step on all records picks the one to iterate
         keep = KEEP_FULL if n * p <= KEEP_FULL_NP else 1
         mus, covs = _screen(x, h, mus, covs, exact_fit, steps=1, keep=keep)
-    fit = _run(x, h, mus, covs, exact_fit, max_steps, until_stable=True)
+    if memo is None:
+        fit = _run(x, h, mus, covs, exact_fit, max_steps, until_stable=True)
+    else:
+        fit = _run_memo(x, h, mus, covs, exact_fit, max_steps, memo)
     best = int(np.argmin(fit[0]))
     return float(fit[0][best]), fit[1][best], fit[2][best], fit[3][best]
 
@@ -172,6 +182,31 @@ def _run(x: np.ndarray, h: int, mus: np.ndarray, covs: np.ndarray, exact_fit: st
             "the h-subset: exact fit)")
     ok = status == 0
     return log_det[ok], subsets[ok], mu[ok], cov[ok]
+
+
+def _run_memo(x: np.ndarray, h: int, mus: np.ndarray, covs: np.ndarray, exact_fit: str,
+              steps: int, memo: dict) -> tuple[np.ndarray, ...]:
+    """`_run` until stable, reusing the results of starts already in ``memo`` (see `fastmcd`);
+    the same arrays in the same order as `_run`."""
+    from ._fastmcd_jit import csteps
+
+    keys = [mus[i].tobytes() + covs[i].tobytes() for i in range(len(mus))]
+    todo = [i for i, k in enumerate(keys) if k not in memo]
+    if todo:
+        log_det, subsets, mu, cov, _, status = csteps(
+            x, np.ascontiguousarray(mus[todo]), np.ascontiguousarray(covs[todo]), int(h),
+            int(steps), True, exact_fit == "ridge")
+        if (status == 2).any():
+            raise MeasureError(
+                "mcd: more than half of the records lie on a hyperplane (singular covariance of "
+                "the h-subset: exact fit)")
+        for j, i in enumerate(todo):
+            memo[keys[i]] = (log_det[j], subsets[j], mu[j], cov[j]) if status[j] == 0 else None
+    found = [memo[k] for k in keys if memo[k] is not None]
+    p = x.shape[1]
+    if not found:
+        return (np.zeros(0), np.zeros((0, h), np.int64), np.zeros((0, p)), np.zeros((0, p, p)))
+    return tuple(np.array([f[t] for f in found]) for t in range(4))
 
 
 def _candidates(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator,

@@ -248,12 +248,20 @@ def _median_start(x: np.ndarray) -> np.ndarray:
 def _robustbase(x: np.ndarray, h: int, n_starts: int, seed: int, max_steps: int,
                 reweight: bool, exact_fit: str, mode: str, search: str) -> MCD:
     """The MCD with robustbase's covMcd factors (see the module docstring)."""
-    n, p = x.shape
-    raw_factor = consistency_factor(p, h / n) * finite_sample(p, n, reweighted=False)
-    if p == 1:
-        log_det, subset, mu, cov = _univariate(x[:, 0], h)
+    if x.shape[1] == 1:
+        found = _univariate(x[:, 0], h)
     else:
-        log_det, subset, mu, cov = _search(x, h, n_starts, seed, max_steps, exact_fit, search)
+        found = _search(x, h, n_starts, seed, max_steps, exact_fit, search)
+    return _robustbase_fit(x, h, found, reweight, exact_fit, mode)
+
+
+def _robustbase_fit(x: np.ndarray, h: int, found: tuple[float, np.ndarray, np.ndarray, np.ndarray],
+                    reweight: bool, exact_fit: str, mode: str) -> MCD:
+    """The `MCD` with robustbase's factors from a search result ``found`` (log det, subset in
+    record order, mean, covariance of the h-subset): the same object for the same subset."""
+    n, p = x.shape
+    log_det, subset, mu, cov = found
+    raw_factor = consistency_factor(p, h / n) * finite_sample(p, n, reweighted=False)
     raw_scatter = cov * raw_factor
     d2 = _distances(_cholesky(raw_scatter, exact_fit), x, mu)
     raw_support = np.zeros(n, dtype=bool)
