@@ -163,7 +163,7 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
     space = 1
     for c in cards:
         space *= c
-    if space <= min(COMPILED_SPACE, 8 * n + 1024):
+    if n >= SCAN_RECORDS and space <= min(COMPILED_SPACE, 8 * n + 1024):
         from ._wildcard_scan import scanned
 
         fast = scanned(codes, cards, weights, alpha,
@@ -223,6 +223,8 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
 
 #: the compiled pair sums need the mixed-radix space of all keys within this many codes
 COMPILED_SPACE = 1 << 26
+#: the one-pass kernel runs from this many records on (below, its set-up costs more than it saves)
+SCAN_RECORDS = 2048
 
 
 def _compiled(codes: np.ndarray, cards: list[int], weights: np.ndarray | None, alpha: float,

@@ -170,7 +170,10 @@ def test_expansion_path_is_bit_identical_to_the_union_path(monkeypatch):
         alpha = float(rng.choice([0.0, 0.3, 1.0]))
         fast = freq._frequencies_from_codes(codes, cards, w, alpha)
         with monkeypatch.context() as m:
+            m.setattr(freq, "SCAN_RECORDS", 1)  # the one-pass kernel, on small data too
+            one_pass = freq._frequencies_from_codes(codes, cards, w, alpha)
             m.setattr(freq, "_compiled", lambda *a: None)
+            m.setattr(freq, "SCAN_RECORDS", 10**9)
             expanded = freq._frequencies_from_codes(codes, cards, w, alpha)
             m.setattr(freq, "_expanded", lambda *a: None)
             slow = freq._frequencies_from_codes(codes, cards, w, alpha)
@@ -178,6 +181,7 @@ def test_expansion_path_is_bit_identical_to_the_union_path(monkeypatch):
         used += freq._expanded(codes, cards, w, alpha, *_union_args(freq, codes, alpha)) \
             is not None if (codes < 0).any() else 0
         assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
+        assert np.array_equal(one_pass[0], slow[0]) and np.array_equal(one_pass[1], slow[1])
     assert used > 100  # the expansion path was exercised
 
 
@@ -211,9 +215,10 @@ def test_compiled_pair_sums_bit_identical_on_a_larger_file(monkeypatch, seed):
     codes[rng.random(n) < 0.05, 2] = -1
     w = rng.lognormal(size=n) * 50
     for alpha in (1.0, 0.4):
-        fast = freq._frequencies_from_codes(codes, cards, w, alpha)
-        assert freq._compiled(codes, cards, w, alpha, *_union_args(freq, codes, alpha)) \
-            is not None
+        fast = freq._compiled(codes, cards, w, alpha, *_union_args(freq, codes, alpha))
+        assert fast is not None
+        one_pass = freq._frequencies_from_codes(codes, cards, w, alpha)  # 6000 records
+        assert np.array_equal(fast[0], one_pass[0]) and np.array_equal(fast[1], one_pass[1])
         with monkeypatch.context() as m:
             m.setattr(freq, "_compiled", lambda *a: None)
             m.setattr(freq, "_expanded", lambda *a: None)
@@ -241,10 +246,12 @@ def test_one_pass_kernel_bit_identical_to_union_path_and_brute_force(rows, alpha
     cards = [4, 3, 3, 2]
     w = arr[:, 4] if weighted else None
     missing = [int(k) for k in np.flatnonzero(codes.min(axis=0) < 0)]
-    fast = freq._frequencies_from_codes(codes, cards, w, alpha)
+    import unittest.mock as mock
+
+    with mock.patch.object(freq, "SCAN_RECORDS", 1):
+        fast = freq._frequencies_from_codes(codes, cards, w, alpha)
     if missing:  # the data took the one-pass kernel
         assert scan.scanned(codes, cards, w, alpha, missing, int(np.prod(cards))) is not None
-    import unittest.mock as mock
 
     with mock.patch.object(scan, "scanned", lambda *a: None), \
             mock.patch.object(freq, "_compiled", lambda *a: None), \
