@@ -25,10 +25,15 @@ missing the keys of U matches the complete records whose full code is its code o
 plus one of the codes of the missing keys, so its contribution is a ``bincount`` of those expanded
 codes, and the complete records' sums over all unions are added table by table and read once
 (``_expanded``; bit for bit the same floats: every sum has the same terms in the same order).
-When the radix space is at most 8n + 1024 codes, the union-by-union sums themselves run compiled
-(``_compiled``, `sdcsession.risk._frequencies_jit`): a record's code outside U is its full code
-minus its digits in U, and per (U, P_i) pair only the bins of the smaller side are summed — the
-same floats again, without a pass over the code space or a recombination of the keys per union.
+When the radix space is at most 8n + 1024 codes, the union-by-union sums themselves run compiled.
+First choice is one pass over the records in record order (`sdcsession.risk._wildcard_scan`):
+the keys with missing values become the top digits of the code, every pair numbers the bins it
+needs in a dense slot array, and each record adds itself to its bins of all the pairs it
+contributes to at once. When its look-up tables or slot arrays would be too large (missing values
+spread over many keys), the pair-by-pair kernel runs (``_compiled``,
+`sdcsession.risk._frequencies_jit`): a record's code outside U is its full code minus its digits
+in U, and per (U, P_i) pair only the bins of the smaller side are summed. Both give the same
+floats again, without a pass over the code space or a recombination of the keys per union.
 
 Reference: Templ, Kowarik & Meindl (2015), *Statistical Disclosure Control for Micro-Data Using the
 R Package sdcMicro*, J. Stat. Softw. 67(4), section 3.1 (frequency counts, missing values as
@@ -146,7 +151,8 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
     n, p = codes.shape
     if n == 0:
         return np.zeros(0), np.zeros(0)
-    if codes.min() >= 0:  # no missing key value
+    col_min = codes.min(axis=0)
+    if col_min.min() >= 0:  # no missing key value
         g, size = combine(codes, cards)
         fk = np.bincount(g, minlength=size).astype(np.float64)[g]
         Fk = fk if weights is None else np.bincount(g, weights=weights, minlength=size)[g]
@@ -154,6 +160,16 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
 
     if p > 62:
         raise MeasureError(f"keys: at most 62 key variables are supported, got {p}")
+    space = 1
+    for c in cards:
+        space *= c
+    if n >= SCAN_RECORDS and space <= min(COMPILED_SPACE, 8 * n + 1024):
+        from ._wildcard_scan import scanned
+
+        fast = scanned(codes, cards, weights, alpha,
+                       [int(k) for k in np.flatnonzero(col_min < 0)], space)
+        if fast is not None:
+            return fast
     from ._frequencies_jit import pattern_bits
 
     bits = pattern_bits(codes)
@@ -207,6 +223,8 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
 
 #: the compiled pair sums need the mixed-radix space of all keys within this many codes
 COMPILED_SPACE = 1 << 26
+#: the one-pass kernel runs from this many records on (below, its set-up costs more than it saves)
+SCAN_RECORDS = 2048
 
 
 def _compiled(codes: np.ndarray, cards: list[int], weights: np.ndarray | None, alpha: float,
@@ -413,8 +431,10 @@ def frequencies(
     w = weights_of(df, weight)
     codes, cards = encode_keys(df, keys)
     fk, Fk = _frequencies_from_codes(codes, cards, w, a)
-    if w is not None:
-        warn_fk_above_Fk(fk, Fk, df.index)
+    if w is not None and w.min() < 1.0:  # weights >= 1 give Fk >= fk: each term c w >= c, and
+        warn_fk_above_Fk(fk, Fk, df.index)  # both sums add their terms in the same order
     has_missing = bool(codes.size and codes.min() < 0)
     fk_out = fk.astype(np.int64) if (a in (0.0, 1.0) or not has_missing) else fk
-    return pd.DataFrame({"fk": fk_out, "Fk": Fk.copy() if w is None else Fk}, index=df.index)
+    # fresh arrays, not copied again into the frame
+    return pd.DataFrame({"fk": fk_out, "Fk": Fk.copy() if Fk is fk_out else Fk},
+                        index=df.index, copy=False)

@@ -170,7 +170,10 @@ def test_expansion_path_is_bit_identical_to_the_union_path(monkeypatch):
         alpha = float(rng.choice([0.0, 0.3, 1.0]))
         fast = freq._frequencies_from_codes(codes, cards, w, alpha)
         with monkeypatch.context() as m:
+            m.setattr(freq, "SCAN_RECORDS", 1)  # the one-pass kernel, on small data too
+            one_pass = freq._frequencies_from_codes(codes, cards, w, alpha)
             m.setattr(freq, "_compiled", lambda *a: None)
+            m.setattr(freq, "SCAN_RECORDS", 10**9)
             expanded = freq._frequencies_from_codes(codes, cards, w, alpha)
             m.setattr(freq, "_expanded", lambda *a: None)
             slow = freq._frequencies_from_codes(codes, cards, w, alpha)
@@ -178,6 +181,7 @@ def test_expansion_path_is_bit_identical_to_the_union_path(monkeypatch):
         used += freq._expanded(codes, cards, w, alpha, *_union_args(freq, codes, alpha)) \
             is not None if (codes < 0).any() else 0
         assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
+        assert np.array_equal(one_pass[0], slow[0]) and np.array_equal(one_pass[1], slow[1])
     assert used > 100  # the expansion path was exercised
 
 
@@ -211,11 +215,76 @@ def test_compiled_pair_sums_bit_identical_on_a_larger_file(monkeypatch, seed):
     codes[rng.random(n) < 0.05, 2] = -1
     w = rng.lognormal(size=n) * 50
     for alpha in (1.0, 0.4):
-        fast = freq._frequencies_from_codes(codes, cards, w, alpha)
-        assert freq._compiled(codes, cards, w, alpha, *_union_args(freq, codes, alpha)) \
-            is not None
+        fast = freq._compiled(codes, cards, w, alpha, *_union_args(freq, codes, alpha))
+        assert fast is not None
+        one_pass = freq._frequencies_from_codes(codes, cards, w, alpha)  # 6000 records
+        assert np.array_equal(fast[0], one_pass[0]) and np.array_equal(fast[1], one_pass[1])
         with monkeypatch.context() as m:
             m.setattr(freq, "_compiled", lambda *a: None)
             m.setattr(freq, "_expanded", lambda *a: None)
             slow = freq._frequencies_from_codes(codes, cards, w, alpha)
+        assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    rows=st.lists(st.tuples(st.integers(-1, 3), st.integers(-1, 2), st.integers(0, 2),
+                            st.integers(-1, 1), st.floats(0.1, 50.0)),
+                  min_size=1, max_size=60),
+    alpha=st.sampled_from([0.0, 0.3, 1.0]),
+    weighted=st.booleans(),
+)
+def test_one_pass_kernel_bit_identical_to_union_path_and_brute_force(rows, alpha, weighted):
+    """The one-pass compiled kernel (`sdcsession.risk._wildcard_scan`) gives the floats of the
+    union-by-union path exactly (fk and weighted Fk, every alpha), and the brute-force rule."""
+    import importlib
+
+    freq = importlib.import_module("sdcsession.risk.frequencies")
+    scan = importlib.import_module("sdcsession.risk._wildcard_scan")
+    arr = np.array(rows, dtype=float)
+    codes = arr[:, :4].astype(np.int8)
+    cards = [4, 3, 3, 2]
+    w = arr[:, 4] if weighted else None
+    missing = [int(k) for k in np.flatnonzero(codes.min(axis=0) < 0)]
+    import unittest.mock as mock
+
+    with mock.patch.object(freq, "SCAN_RECORDS", 1):
+        fast = freq._frequencies_from_codes(codes, cards, w, alpha)
+    if missing:  # the data took the one-pass kernel
+        assert scan.scanned(codes, cards, w, alpha, missing, int(np.prod(cards))) is not None
+
+    with mock.patch.object(scan, "scanned", lambda *a: None), \
+            mock.patch.object(freq, "_compiled", lambda *a: None), \
+            mock.patch.object(freq, "_expanded", lambda *a: None):
+        slow = freq._frequencies_from_codes(codes, cards, w, alpha)
+    assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
+    X = np.where(codes < 0, np.nan, codes.astype(float))
+    fk, Fk = brute_force(X, arr[:, 4] if weighted else np.ones(len(X)), alpha)
+    np.testing.assert_allclose(fast[0], fk, rtol=1e-12)
+    np.testing.assert_allclose(fast[1], Fk, rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_one_pass_kernel_on_a_larger_file_with_nested_patterns(seed):
+    """Thousands of records missing one, the other or both of two keys (nested patterns and
+    unions that are no pattern's own): the one-pass kernel equals the pair-by-pair kernel bit
+    for bit, weighted, for alpha 1 and a fraction."""
+    import importlib
+
+    freq = importlib.import_module("sdcsession.risk.frequencies")
+    scan = importlib.import_module("sdcsession.risk._wildcard_scan")
+    rng = np.random.default_rng(seed)
+    n = 8000
+    cards = [6, 2, 5, 4, 3]
+    codes = np.stack([rng.integers(0, c, n) for c in cards], axis=1).astype(np.int8)
+    codes[rng.random(n) < 0.04, 2] = -1
+    codes[rng.random(n) < 0.07, 3] = -1
+    w = rng.lognormal(size=n) * 40
+    for alpha in (1.0, 0.35):
+        fast = scan.scanned(codes, cards, w, alpha, [2, 3], int(np.prod(cards)))
+        assert fast is not None
+        bits = freq._pattern_bits(codes < 0)
+        pats = [int(x) for x in np.flatnonzero(np.bincount(bits))]
+        assert pats == [0, 4, 8, 12]
+        slow = freq._compiled(codes, cards, w, alpha, *_union_args(freq, codes, alpha)[:3], None)
         assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
