@@ -1,6 +1,6 @@
 """Benchmark: compare 10 scenarios of a ~100,000-record session with the default measures.
 
-Goal (issue 8): under 10 s, each measure computed once per state (a second compare is free).
+Goal: under 10 s, each measure computed once per state (a second compare is free).
 
 Run: ``python benchmarks/bench_compare.py [n_households]`` (default 31,250 households ≈ 100,000
 records). Prints the time to build the scenarios (treatments, not part of the goal), the time of

@@ -1,4 +1,4 @@
-"""Benchmark: optimal generalisation (issue 19) on a census-like file.
+"""Benchmark: optimal generalisation on a census-like file.
 
 Goal: 100,000 records, 6 quasi-identifiers with hierarchy heights 2–5 (4,320 lattice nodes),
 k-anonymity (k = 5) and t-closeness (t = 0.15, equal distance) with 2 % suppression: the optimal

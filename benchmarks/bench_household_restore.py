@@ -1,5 +1,5 @@
 """Benchmark: local suppression with household structure on 100,000 households, and 10-key
-local suppression on 4,000 records (issue 21).
+local suppression on 4,000 records.
 
 Run: ``nice -n 10 python benchmarks/bench_household_restore.py [--households H] [--n10 N]``.
 

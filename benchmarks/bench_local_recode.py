@@ -1,7 +1,7 @@
 """Benchmark of progressive local recoding (sdcMicro LocalRecProg) on 100,000 records × 5 keys.
 
-Run: ``nice -n 10 python benchmarks/bench_local_recode.py [n ...]`` (default 100,000). Goal
-(issue 18): < 20 s for 100k × 5 keys. Data: (1) the synthetic survey (region, sex, age5, educ,
+Run: ``nice -n 10 python benchmarks/bench_local_recode.py [n ...]`` (default 100,000). Goal:
+< 20 s for 100k × 5 keys. Data: (1) the synthetic survey (region, sex, age5, educ,
 marstat), k = 3, with and without an ancestor (age5 → 20-year bands), and with 8 keys; (2) five independent
 uniform keys of 6..25 categories (many rare combinations), k = 3 and k = 5. Prints the wall
 time, the values recoded and suppressed, the rounds, and the records still below k by the

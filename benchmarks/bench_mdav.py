@@ -1,4 +1,4 @@
-"""Benchmark: MDAV microaggregation on 1,000,000 records × 3 numeric variables (issue 21).
+"""Benchmark: MDAV microaggregation on 1,000,000 records × 3 numeric variables.
 
 Run: ``nice -n 10 python benchmarks/bench_mdav.py [--n N] [--k K]`` (default N = 1,000,000, k = 3).
 Data: ``synthetic_survey`` persons, numeric income/expend/savings (skewed, many zeros — ties).

@@ -1,7 +1,7 @@
 """Benchmark of every microaggregation method on 100,000 × 3 (k = 3).
 
 Run: ``nice -n 10 python benchmarks/bench_microaggregation_methods.py [n]`` (default 100,000).
-Goal (issue 18): < 20 s per method. Data: 3 log-normal variables with correlated logs. Prints
+Goal: < 20 s per method. Data: 3 log-normal variables with correlated logs. Prints
 the wall time and the within-group sum of squares of the standardised variables (SSE) per method.
 """
 

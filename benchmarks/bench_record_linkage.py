@@ -7,7 +7,7 @@ values redrawn. Mixed Gower linkage on 3 numeric + 1 integer + 3 categorical (on
 boolean variables; then euclidean and manhattan on the 3 numeric variables. Prints wall time and
 the process's peak resident memory (ru_maxrss: a high-water mark of the whole process, so an upper
 bound of the linkage's own memory).
-Goal (issue 17): mixed variables < 20 s and < 2 GB.
+Goal: mixed variables < 20 s and < 2 GB.
 
 Note: the Hungarian step (scipy's ``linear_sum_assignment``) is O(n^3) in the worst case; on
 raw heavy-tailed numeric variables with strong noise it can dominate (tens of seconds at 5,000).

@@ -1,4 +1,4 @@
-"""Speed and memory of targeted record swapping (issue 18).
+"""Speed and memory of targeted record swapping.
 
 Run: ``python benchmarks/bench_record_swap.py`` (``--quick``: 100,000 persons).
 
@@ -7,7 +7,7 @@ region (12) > district (120) > municipality (2,400) as categories, household siz
 persons with sex, age, age group and income. Swapping: similar = household size, risk variables
 sex × age group with k = 3, swap rate 5 %.
 
-Goals (issue 18): < 30 s; peak memory of the call < 3 × the data's size in memory. The peak is
+Goals: < 30 s; peak memory of the call < 3 × the data's size in memory. The peak is
 measured with ``tracemalloc`` (numpy and pandas report their buffers to it) in a second run, so
 the timing run is not slowed down by tracing.
 """

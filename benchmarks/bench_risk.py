@@ -9,7 +9,7 @@ For each: frequencies, individual risk, household risk (the session path: freque
 risk from the frequencies, then household risk from the individual risks), the public one-call
 functions, and the "floor": a bare numpy count of the combined key codes (codes taken from the
 categoricals, ``ravel_multi_index`` + ``bincount`` + gather). Prints best-of-3 wall times.
-Goals (issue 3): A < 1 s and B < 3 s for frequencies + individual + household risk.
+Goals: A < 1 s and B < 3 s for frequencies + individual + household risk.
 """
 
 from __future__ import annotations

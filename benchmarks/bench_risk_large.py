@@ -1,5 +1,4 @@
-"""Benchmark: frequencies (fk, Fk) and individual risk on 100,000,000 records x 8 keys in memory
-(issue 21).
+"""Benchmark: frequencies (fk, Fk) and individual risk on 100,000,000 records x 8 keys in memory.
 
 Run: ``nice -n 10 python benchmarks/bench_risk_large.py [--n N] [--missing]``
 (default N = 100,000,000; it needs about 12 GB of RAM — give a smaller ``--n`` on a smaller

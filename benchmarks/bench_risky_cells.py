@@ -4,7 +4,7 @@ Run: ``python benchmarks/bench_risky_cells.py [n_households]`` (default 300,000 
 records of :func:`sdcsession.datasets.synthetic_survey`), 8 categorical keys, ``max_dim=3``: 8 + 28 +
 56 = 92 tables, thresholds ``{1: 5, 2: 3, 3: 3}``. Prints best-of-3 wall times for the per-table
 summary (``by_table=True``) and for the full list of unsafe cells.
-Goal (issue 17): < 10 s.
+Goal: < 10 s.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Benchmark of SUDA2 (``sdcsession.risk.suda2``); prints its figures, asserts nothing.
 
-Targets (issue 3; sdcMicro's C++ needs ~0.03 s on free1 and ~0.3 s on 84,000 records x 6 keys):
+Targets (sdcMicro's C++ needs ~0.03 s on free1 and ~0.3 s on 84,000 records x 6 keys):
 free1 (4,000 records, 5 keys) < 0.1 s; 84,000 records x 6 keys < 1 s.
 
 Run: ``python benchmarks/bench_suda2.py``

@@ -1,4 +1,4 @@
-"""Benchmark: peak memory of local suppression on 1,000,000 records × 6 keys (issue 21).
+"""Benchmark: peak memory of local suppression on 1,000,000 records × 6 keys.
 
 Run: ``nice -n 10 python benchmarks/bench_suppression_memory.py [--n N] [--alt]``
 (``--alt``: harder keys — age in years, occupation with missing values — where almost every

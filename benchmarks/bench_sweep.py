@@ -1,7 +1,7 @@
 """Benchmark: a 24-scenario sweep (3 recodings × 4 values of k × 2 PRAM settings) on ~100,000
 records with ``n_jobs=2``.
 
-Goal (issue 22): under 60 s, and shared prefixes computed once: the sweep applies 3 recodings,
+Goal: under 60 s, and shared prefixes computed once: the sweep applies 3 recodings,
 12 local suppressions and 12 PRAMs (27 treatment applications), not 3 × 24 = 72.
 
 Run: ``nice -n 10 python benchmarks/bench_sweep.py [n_households] [n_jobs]`` (default 31,250

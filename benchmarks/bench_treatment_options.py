@@ -3,8 +3,8 @@ the shuffling methods, log-equidistant / quantile recoding, synthetic data and l
 suppression with a k per stratum.
 
 Run: ``python benchmarks/bench_treatment_options.py`` (``--quick``: 100,000 records instead of
-1,000,000). Data: ``synthetic_survey`` persons, numeric income/expend/savings. No goals are set
-by the issue for these options; they should cost about what the plain treatments cost.
+1,000,000). Data: ``synthetic_survey`` persons, numeric income/expend/savings. No separate goals
+are set for these options; they should cost about what the plain treatments cost.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ applied in code to the redrawn live panel (risk figures, riskiest combinations, 
 R-U map of all scenarios), the numeric disclosure risk the panel shows beside the key risk, the
 R-U map of both risks, and the Views tab's SUDA2 and comparison.
 
-Goal (issue 20): the live panel follows a step in well under a second beyond the step's own
+Goal: the live panel follows a step in well under a second beyond the step's own
 computation; undo redraws from the caches (no measure recomputed).
 
 Run: ``python benchmarks/bench_workbench.py [n_households]`` (default 31,250 ≈ 100,000 records).
