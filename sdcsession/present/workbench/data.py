@@ -1,5 +1,4 @@
-"""The workbench's **Data** tab: load a data file in the page, explore the data, and compare a
-variable's original and current (HEAD) values.
+"""The workbench's **Data** tab: load a file in the page, explore it, compare original and HEAD.
 
 - **Load**: upload a file (CSV/TSV, Stata, SPSS, Parquet, SAS; compressed CSV too) or give the
   path of a file on this computer, with its format (default: from the extension) and CSV

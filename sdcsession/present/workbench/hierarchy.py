@@ -1,6 +1,5 @@
-"""The hierarchy builder of the workbench's ``generalize`` form: intervals for a numeric key
-variable, groups of categories for a categorical one, the levels previewed with their counts,
-and the result passed to the treatment as a `Hierarchy` (no mapping typed into a text box).
+"""The hierarchy builder of the workbench's ``generalize`` form: intervals for a numeric key,
+groups of categories for a categorical one, levels previewed with counts, passed as a `Hierarchy`.
 
 - `interval_edges`: the first level's interval edges, from a width (intervals of equal width,
   aligned on multiples of the width) or from break points; extended to cover every value.

@@ -1,7 +1,6 @@
 """UtilitySummary: information loss of a state against the original, chosen by variable roles.
 
-Measures are computed lazily (on first access) and cached on the state. The default set follows
-the roles:
+Measures are computed lazily (on first access) and cached on the state; the default set by role:
 
 * key variables: suppressions per key (sdcMicro's count), records changed, entropy change, the
   contingency-table loss over every pair of keys, Młodak's λ_j;
