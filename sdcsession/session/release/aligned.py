@@ -150,9 +150,18 @@ class Aligned:
 
             lengths = partition_lengths(self.data, progress=False)
             self._offsets = [int(v) for v in np.concatenate([[0], np.cumsum(lengths)[:-1]])]
+        import dask
+        import dask.dataframe as dd
+
         meta = _glue(self.data._meta[rel], self.original._meta[org], both, None)
-        return self.data[rel].map_partitions(_glue, self.original[org], both, self._offsets,
-                                             meta=meta, align_dataframes=False)
+        # partitions paired explicitly (delayed, opaque to the optimiser): a map_partitions over
+        # two frames let later column projections and reductions re-pair them, so that a count
+        # over the aligned frame could compare a record with another record's original
+        parts = [dask.delayed(_glue)(a, b, both, self._offsets, {"number": i})
+                 for i, (a, b) in enumerate(zip(self.data[rel].to_delayed(),
+                                                self.original[org].to_delayed(), strict=True))]
+        return dd.from_delayed(parts, meta=meta, divisions=self.data.divisions,
+                               verify_meta=False)
 
     def changed(self, columns: list[str]) -> dict[str, int]:
         """``{column: records whose value was changed or blanked}`` (the sums of the ``chg:``
