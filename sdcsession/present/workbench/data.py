@@ -40,7 +40,6 @@ import numpy as np
 import pandas as pd
 
 from ...errors import DataFileError, ParameterError, SdcError
-from .share import own_layout
 
 __all__ = ["html_table", "variable_summaries", "two_way", "original_vs_modified",
            "compare_png", "read_upload", "load_into", "DataPanel", "MAX_UPLOAD", "FORMATS",
@@ -103,9 +102,9 @@ def tidy(panel: Any) -> None:
 
     for x in vars(panel).values():
         if isinstance(x, (w.Button, w.FileUpload)):
-            own_layout(x).width = "max-content"
+            x.layout.width = "max-content"
         elif isinstance(x, w.Widget) and hasattr(getattr(x, "style", None), "description_width"):
-            own_layout(x, "style").description_width = "initial"
+            x.style.description_width = "initial"
 
 
 def natural(text: Any) -> list[Any]:

@@ -23,7 +23,6 @@ from typing import Any
 
 from ....session.views.explain import explain_figure
 from ....session.views.figures import FIGURES, base_name
-from ..share import own_layout
 
 __all__ = ["explain_names", "explain_text", "explain_html", "ExplainButton", "header"]
 
@@ -95,7 +94,7 @@ class ExplainButton:
     def toggle(self) -> None:
         """Show the explanation of the figures shown now, or hide it."""
         if self.open:
-            own_layout(self.text).display = "none"
+            self.text.layout.display = "none"
             return
         self.refresh(force=True)
 
@@ -106,7 +105,7 @@ class ExplainButton:
         s = self._session()
         self.text.value = ("<i>no session yet</i>" if s is None
                            else explain_html(s, list(self._names())))
-        own_layout(self.text).display = ""
+        self.text.layout.display = ""
 
 
 def header(title: str, button: ExplainButton, *extra: Any) -> Any:
