@@ -33,18 +33,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 
+from ._frequencies_jit import _njit
+
 __all__ = ["scanned"]
-
-
-def _njit(f: Any) -> Any:  # pragma: no cover - trivial
-    """``numba.njit`` with the on-disk cache, without it where no cache location is writable."""
-    try:
-        return numba.njit(cache=True, nogil=True)(f)
-    except RuntimeError:  # no writable cache location
-        return numba.njit(cache=False, nogil=True)(f)
 
 
 @_njit
