@@ -216,3 +216,27 @@ def test_views_numeric_risk_suppressions_risky_records_and_comparison(df: pd.Dat
     assert len(rr) == min(n, 50)
     for name in ("original", "main", "other"):
         assert f"<td>{name}</td>" in v.comparison.value
+
+
+def test_release_buttons_wait_for_a_running_step(df: pd.DataFrame, tmp_path) -> None:
+    """While a step runs in the worker thread, Export, Report, Save project and the preparation
+    steps are disabled (one run beside it would check a state the step is about to replace, and
+    the step's closing message would overwrite theirs); all come back when it ends."""
+    import threading
+
+    s = sdc.SdcSession(df, keys=KEYS, weight="w", household="hid", seed=4)
+    wb = workbench(s, background=True)
+    r, p = wb.release, wb.prepare
+    guarded = [r.export_button, r.force_button, r.report_button, r.save_button,
+               p.remove_button, p.missing_button, p.ids_button]
+    assert not any(b.disabled for b in guarded) and not r.open_button.disabled
+    gate = threading.Event()
+    wb._run_step(lambda: (gate.wait(30), s.pram(["sex"])), "pram")
+    try:
+        assert wb.runner.busy
+        assert all(b.disabled for b in guarded) and r.open_button.disabled
+    finally:
+        gate.set()
+    assert wb.wait(30)
+    assert s.head.depth == 1 and "pram: done" in wb.message.value
+    assert not any(b.disabled for b in guarded) and not r.open_button.disabled

@@ -140,6 +140,7 @@ def test_a_release_clicked_through_in_the_browser(testdata: Path, tmp_path: Path
                                          args=["--no-sandbox"])
             try:
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.set_default_timeout(TIMEOUT)  # a click waits for a button a step disables
                 page.goto(url, timeout=TIMEOUT)
                 # roles: the Roles panel opens first (no roles on the command line)
                 visible(page, "Key variables").select_option(KEYS, timeout=TIMEOUT)

@@ -259,6 +259,14 @@ class Workbench(widgets.VBox):
         self.undo_button.disabled = off or s.head.depth == 0  # type: ignore[union-attr]
         self.redo_button.disabled = off or not s._redo  # type: ignore[union-attr]
         self.cancel_button.disabled = not busy
+        # export, report and projects wait for the running step: one that ran beside it would
+        # check or write a state the step is about to replace, and its message would be
+        # overwritten by the step's own when the step ends
+        r, p = self.release, self.prepare
+        for b in (r.export_button, r.force_button, r.report_button, r.save_button,
+                  p.remove_button, p.missing_button, p.ids_button):
+            b.disabled = off
+        r.open_button.disabled = busy  # a project opens without a session too
 
     def _show_unbound(self) -> None:
         self.tabs.selected_index = self._tab["Roles"]
