@@ -125,6 +125,11 @@ class PreparePanel:
             w.HTML("<b>New identifiers</b> (random household ids; households stay together)"),
             self.ids_button])
 
+    def set_busy(self, off: bool) -> None:
+        """Disable the steps' buttons while a step runs (or without a session)."""
+        for b in (self.remove_button, self.missing_button, self.ids_button):
+            b.disabled = off
+
     def set_columns(self, columns: list[str]) -> None:
         """Offer the columns of the current data."""
         self.remove_columns.options = columns
@@ -223,6 +228,14 @@ class ReleasePanel:
             w.HBox([self.report_audience, self.report_overwrite]), self.report_button,
             w.HTML("<b>Project</b> (all scenarios and steps)"), self.project_path,
             self.project_overwrite, w.HBox([self.save_button, self.open_button])])
+
+    def set_busy(self, busy: bool, unbound: bool) -> None:
+        """While a step runs, Export, Report and the projects wait (one run beside it would
+        check or write a state the step is about to replace, and the step's closing message
+        would overwrite its own); without a session only Open project is offered."""
+        for b in (self.export_button, self.force_button, self.report_button, self.save_button):
+            b.disabled = busy or unbound
+        self.open_button.disabled = busy
 
     def _format(self, ext: str) -> None:
         self.export_path.value = str(Path(self.export_path.value).with_suffix(ext))

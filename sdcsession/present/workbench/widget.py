@@ -5,15 +5,14 @@ Tabs Data, Roles, Prepare, Treat (a form generated from the treatment's attrs sp
 the live **Risk & utility** panel (`sdcsession.present.workbench.live`). Every click is a step
 of the same session: undoable, branchable and replayable from the recipe shown.
 
-Live updates: the workbench registers an observer on the session's history tree (the session
-calls it whenever the HEAD of any of the tree's scenarios moves), so a treatment applied from
-code in another cell redraws the panel just like the Apply button.
+Live updates: an observer on the session's history tree (called whenever a HEAD moves) redraws
+the panel after a step from code in another cell too, as after the Apply button.
 
 Progress and cancel (`sdcsession.present.workbench.run`): a running step draws its progress bar;
 Cancel stops it at its next progress update and HEAD does not move. In a Jupyter kernel (or
 Voilà) steps run in a worker thread so that Cancel stays responsive (`Workbench.wait` joins it);
-from plain Python (``background=False``) ``apply_button.click()`` returns when the step is done.
-ipywidgets is imported when a workbench is created (``import sdcsession`` does not import it).
+from plain Python (``background=False``) ``apply_button.click()`` returns when the step is done
+(while a step runs, Export, Report and the projects wait). ``import sdcsession`` loads no widgets.
 
 Example
 -------
@@ -70,8 +69,7 @@ class Workbench(widgets.VBox):
     ``branch_button``, ``scenario``, ``tree`` (click a step to check it out), ``recipe``,
     ``recipe_format``, ``role_pickers`` (role -> widget), ``roles_button``, ``roles_message``,
     ``risk_label`` (the risk figures, HTML), ``combos``, ``loss_measures``, ``loss_label``,
-    ``ru_loss``, ``ru_image`` (the R-U map, PNG bytes in ``.value``; also ``risk_figure``),
-    ``k_value``, ``message``, ``figures`` (the values shown, as a dict).
+    ``ru_loss``, ``ru_image`` (R-U map PNG), ``k_value``, ``message``, ``figures`` (a dict).
     """
 
     def __init__(self, source: SdcSession | pd.DataFrame, *, background: bool | None = None,
@@ -259,14 +257,8 @@ class Workbench(widgets.VBox):
         self.undo_button.disabled = off or s.head.depth == 0  # type: ignore[union-attr]
         self.redo_button.disabled = off or not s._redo  # type: ignore[union-attr]
         self.cancel_button.disabled = not busy
-        # export, report and projects wait for the running step: one that ran beside it would
-        # check or write a state the step is about to replace, and its message would be
-        # overwritten by the step's own when the step ends
-        r, p = self.release, self.prepare
-        for b in (r.export_button, r.force_button, r.report_button, r.save_button,
-                  p.remove_button, p.missing_button, p.ids_button):
-            b.disabled = off
-        r.open_button.disabled = busy  # a project opens without a session too
+        self.release.set_busy(busy, s is None)
+        self.prepare.set_busy(off)
 
     def _show_unbound(self) -> None:
         self.tabs.selected_index = self._tab["Roles"]
