@@ -54,7 +54,7 @@ def _pytest(env_value: str, *args: str) -> subprocess.CompletedProcess:
     """Run tests/risk/test_kanon.py (6 tests read the files, 3 do not) in a subprocess."""
     env = {**os.environ, ENV_VAR: env_value, "SDCSESSION_REQUIRE_CONFORMANCE": "0"}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "-n", "0",
          "tests/risk/test_kanon.py", *args],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 

@@ -36,15 +36,62 @@ def _nav_pages(node: object) -> list[str]:
     return []
 
 
+#: run by a second process beside the build: executes the notebooks into the cache the build
+#: reads (`docs/_ext/nbexec.py`), last first, while the build executes them first first; they
+#: meet in the middle, so the two cores share the notebooks. Failures are left to the build.
+_PREFETCH = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from nbexec import executed
+from pathlib import Path
+for p in sys.argv[2:]:
+    try:
+        executed(Path(p), timeout=180)
+    except Exception:
+        pass
+"""
+
+
+def _prefetch(env: dict[str, str]) -> subprocess.Popen | None:
+    """Start the second process (none when the notebook cache is off, or under pytest-xdist,
+    whose other worker keeps the second core busy already; `test_notebooks.py` executes them
+    last first, so a worker running it beside the build shares the notebooks with it)."""
+    if env.get("SDCSESSION_NOTEBOOK_CACHE", "").strip().lower() == "off" or (
+            "PYTEST_XDIST_WORKER" in env):
+        return None
+    books = [*sorted((ROOT / "notebooks").glob("*.ipynb")),
+             *sorted((DOCS / "course").glob("*.ipynb"))]
+    return subprocess.Popen(
+        [sys.executable, "-c", _PREFETCH, str(DOCS / "_ext"), *map(str, reversed(books))],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True)
+
+
+def _stop(proc: subprocess.Popen | None) -> None:
+    if proc is not None and proc.poll() is None:
+        import signal
+
+        os.killpg(proc.pid, signal.SIGTERM)  # its kernel too
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site built once with ``mkdocs build --strict`` (a warning fails the build)."""
     site = tmp_path_factory.mktemp("docs") / "site"
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean",
-         "--config-file", str(ROOT / "mkdocs.yml"), "--site-dir", str(site)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    helper = _prefetch(env)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean",
+             "--config-file", str(ROOT / "mkdocs.yml"), "--site-dir", str(site)],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    finally:
+        _stop(helper)
     log = proc.stdout + proc.stderr
     problems = [ln for ln in log.splitlines() if "WARNING" in ln or "ERROR" in ln]
     assert proc.returncode == 0, "mkdocs build --strict failed:\n" + "\n".join(problems or [log])

@@ -153,7 +153,7 @@ def test_token_and_loopback_host_are_required(capped_app: App) -> None:
 
 def test_kernels_are_capped_shut_down_on_close_and_culled_when_idle(capped_app: App) -> None:
     app = capped_app
-    for _ in range(10):  # ten page loads and closes (the page posts this on beforeunload)
+    for _ in range(4):  # page loads and closes (the page posts this on beforeunload)
         status, body, _ = app.request("GET", "/")
         assert status == 200
         assert app.kernels() <= 2  # the page's kernel and the warm pool's, within the cap

@@ -4,6 +4,7 @@ linked columns, derived columns, order, weights)."""
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from pathlib import Path
 
@@ -42,13 +43,23 @@ def _steps(data):
     return s.add_noise(["py010n"], noise=0.2)
 
 
-@pytest.mark.parametrize("npartitions", [2, 5])
-def test_release_check_same_findings_as_pandas(silc, npartitions, scheduler):
+@pytest.mark.parametrize("npartitions,on", [
+    (2, "sync"), (5, "sync"), pytest.param(5, "cluster", marks=pytest.mark.slow)])
+def test_release_check_same_findings_as_pandas(silc, npartitions, on, request):
+    """Sync scheduler on two layouts, the LocalCluster on one (a cluster run costs 15-30 s)."""
     p = _steps(silc)
     d = _steps(dd.from_pandas(silc, npartitions=npartitions))
-    for shuffle in (True, False):
-        a = p.release_check(shuffle=shuffle)
-        b = d.release_check(shuffle=shuffle)
+    if on == "cluster":
+        client = request.getfixturevalue("cluster_client")
+        ctx = client.as_current(), dask.config.set(scheduler=client)
+    else:
+        ctx = (dask.config.set(scheduler="sync"),)
+    with contextlib.ExitStack() as stack:
+        for c in ctx:
+            stack.enter_context(c)
+        found = [(p.release_check(shuffle=sh), d.release_check(shuffle=sh))
+                 for sh in (True, False)]
+    for a, b in found:
         cols = ["severity", "check", "records"]
         assert a[cols].equals(b[cols]), (a[cols], b[cols])
         assert a["variables"].tolist() == b["variables"].tolist()
