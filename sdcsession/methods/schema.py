@@ -137,7 +137,11 @@ def _hints() -> dict[str, dict[str, dict[str, Any]]]:
                               "combinations": {"description": "sizes of key subsets checked"},
                               "weighted": {"description": "count sampling weights, not "
                                                           "records"},
-                              "household": {"description": "suppress whole households"}},
+                              "household": {"description": "suppress whole households"},
+                              "max_suppressed_per_record": {
+                                  "minimum": 1, "unit": "values",
+                                  "description": "many keys: most key values one record "
+                                                 "loses (default half the keys)"}},
         "local_recode": {"columns": cols, "k": {"minimum": 2, "unit": "records",
                                                 "description": "the k of k-anonymity"},
                          "alpha": {"minimum": 0, "maximum": 1,

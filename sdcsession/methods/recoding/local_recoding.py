@@ -69,7 +69,7 @@ from ...errors import ParameterError, TreatmentError
 from ...roles import Roles
 from ..base import Result, Treatment, check_int, check_number, require_columns
 from ..noise.addition import _names
-from ._hub_trie import default_cap, hub_trie
+from ..suppression._hub_trie import default_cap, hub_trie
 from ._local_core import Hierarchy, recode
 
 __all__ = ["local_recode", "LocalRecode", "ENGINES", "HUB_KEYS"]
@@ -148,7 +148,7 @@ def local_recode(data: pd.DataFrame, columns: Sequence[str], *, k: int = 2,
     (lowest common ancestor per variable, else missing), cost
     ``n_a Σ_v w_v (g_v − l_av)/(L_v + 1) + partners' climb``; until no record has fk < k.
 
-    Hub trie (many keys; `sdcsession.methods.recoding._hub_trie`): records sorted on the keys
+    Hub trie (many keys; `sdcsession.methods.suppression._hub_trie`): records sorted on the keys
     (fewest categories first) form a trie; a node of m ≥ k records is made safe by k − 1 *hub*
     records blanked on the keys that vary inside it (missing values are wildcards, so every
     record of the node is compatible with the hubs), at cost (k − 1) × Σ w over those keys,

@@ -109,11 +109,12 @@ def _node_cost(v: np.ndarray, m: np.ndarray, k: int, cap: int, w: np.ndarray
 
 
 def hub_trie(X: np.ndarray, k: int, cap: int, cards: np.ndarray | None = None,
-             weights: np.ndarray | None = None) -> HubResult:
+             weights: np.ndarray | None = None, order: np.ndarray | None = None) -> HubResult:
     """The hub-trie programme (module docstring) on codes ``X`` (``-1`` missing); ``n >= k``.
 
     ``cards``: categories per column (sort order, fewest first; default: distinct codes);
-    ``weights``: cost of blanking one value per column (default 1).
+    ``weights``: cost of blanking one value per column (default 1); ``order``: the columns'
+    order in the trie (default: by ``cards``).
 
     >>> X = np.array([[0, 0], [0, 1], [0, 2], [1, 0]])
     >>> r = hub_trie(X, 2, 1)
@@ -125,7 +126,8 @@ def hub_trie(X: np.ndarray, k: int, cap: int, cards: np.ndarray | None = None,
     if cards is None:
         cards = np.array([len(np.unique(X[:, j])) for j in range(p)])
     w = np.ones(p) if weights is None else np.asarray(weights, dtype=float)
-    order = np.argsort(np.asarray(cards), kind="stable")
+    if order is None:
+        order = np.argsort(np.asarray(cards), kind="stable")
     S = X[:, order]
     wS = w[order]
     perm = np.lexsort(S.T[::-1])
