@@ -119,7 +119,7 @@ def hub_trie(X: np.ndarray, k: int, cap: int, cards: np.ndarray | None = None,
     >>> X = np.array([[0, 0], [0, 1], [0, 2], [1, 0]])
     >>> r = hub_trie(X, 2, 1)
     >>> r.mask.astype(int).tolist(), r.fallback.tolist()
-    [[1, 0], [0, 1], [0, 1], [0, 1]]
+    ([[1, 0], [0, 1], [0, 1], [0, 1]], [False, False, False, False])
     """
     X = np.asarray(X, dtype=np.int64)
     n, p = X.shape
