@@ -11,7 +11,9 @@ that matches every value. Two consequences, both printed with violations by
 1. *Floor.* Suppressing every key of any k - 1 records makes the file k-anonymous: each other
    record is compatible with itself and those k - 1 blank records. Cost (k - 1) x p values,
    whatever n is (30 for 15 keys and k = 3).
-2. *Hub trie* (`hub_trie`, a prototype, not a library method). Records sorted on the keys
+2. *Hub trie* (`hub_trie`, the prototype of `sdcsession.methods.suppression._hub_trie`, the
+   many-keys engine of local suppression and local recoding, which adds split nodes and a
+   fallback so that a cap of floor(p / 2) always has a solution). Records sorted on the keys
    (fewest categories first) form a trie; a node at depth d holds the records sharing the
    first d keys. A node with m >= k records is made safe by k - 1 "hub" records of it, blanked
    on the keys that vary inside the node (every record of the node is then compatible with the

@@ -137,11 +137,21 @@ def _hints() -> dict[str, dict[str, dict[str, Any]]]:
                               "combinations": {"description": "sizes of key subsets checked"},
                               "weighted": {"description": "count sampling weights, not "
                                                           "records"},
-                              "household": {"description": "suppress whole households"}},
+                              "household": {"description": "suppress whole households"},
+                              "max_suppressed_per_record": {
+                                  "minimum": 1, "unit": "values",
+                                  "description": "many keys: most key values one record "
+                                                 "loses (default half the keys)"}},
         "local_recode": {"columns": cols, "k": {"minimum": 2, "unit": "records",
                                                 "description": "the k of k-anonymity"},
                          "alpha": {"minimum": 0, "maximum": 1,
-                                   "description": "weight of missing values in fk"}},
+                                   "description": "weight of missing values in fk"},
+                         "engine": {"enum": ["auto", "progressive", "hub_trie"],
+                                    "description": "progression, or hub trie for many keys"},
+                         "max_suppressed_per_record": {
+                             "minimum": 1, "unit": "values",
+                             "description": "hub trie: most key values one record loses "
+                                            "(default half the keys)"}},
         "mv_top_code": {"columns": cols, "alpha": {"exclusiveMinimum": 0, "exclusiveMaximum": 1,
                                                    "description": "share of outliers"}},
         "microaggregation": {"columns": cols,

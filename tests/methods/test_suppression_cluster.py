@@ -55,8 +55,12 @@ def _rounds(df, keys, **kw):
 
 @pytest.fixture
 def cluster_only(monkeypatch):
-    """The clustering alone (no comparison with the rounds on small files)."""
+    """The clustering alone (no comparison with the rounds on small files; the clustering,
+    not the hub trie that is the default many-keys engine)."""
+    from sdcsession.methods.suppression import _cluster
+
     monkeypatch.setattr(_core, "BOTH_ROWS", 0)
+    monkeypatch.setattr(_cluster, "MANY_KEYS_ENGINE", "cluster")
 
 
 def test_hand_case_partition():

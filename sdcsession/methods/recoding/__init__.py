@@ -7,7 +7,7 @@
 - `top_bottom`: `TopBottomCode` (``topBotCoding``);
 - `rounding`: `RoundValues`;
 - `local_recoding`: `LocalRecode` (``LocalRecProg``), with its engine `_local_core` and
-  `_local_search`;
+  `_local_search` (many keys: the hub trie of `sdcsession.methods.suppression._hub_trie`);
 - `mv_top_coding`: `MvTopCode` (``mvTopCoding``);
 - `_checks`: checks shared by the recodes.
 """

@@ -6,7 +6,9 @@
   threshold (sdcMicro ``localSupp``);
 - the k-anonymity engine (private): `_core` (the solver), `_counter` and `_bits_jit` (counting
   compatible records), `_search` (suppression rounds), `_many` (the greedy key-set search for
-  many keys), `_cluster` (clustering of sorted records beyond 11 keys), `_restore` (giving back
+  many keys), `_hub_trie` (the hub-trie programme, the engine beyond 11 keys, also used by
+  local recoding), `_cluster` (its entry point and the clustering of sorted records it
+  replaced), `_restore` (giving back
   suppressions),
   `_rows` (missing patterns), `_strata` (a k per stratum), `_args` (parameter checks), `_pool`.
 """

@@ -10,8 +10,10 @@ set, then the restoration pass) and `restore_only`; the parts live in
 - `sdcsession.methods.suppression._search`: the greedy suppression rounds;
 - `sdcsession.methods.suppression._many`: the greedy key-set search when many keys make
   the search over all key subsets too costly;
-- `sdcsession.methods.suppression._cluster`: many keys, the clustering of sorted records
-  that replaces the rounds beyond `CLUSTER_KEYS` keys (unit weights);
+- `sdcsession.methods.suppression._cluster`: many keys, the engine that replaces the rounds
+  beyond `CLUSTER_KEYS` keys (unit weights): the hub trie of
+  `sdcsession.methods.suppression._hub_trie` (``_cluster.MANY_KEYS_ENGINE``, default) or the
+  clustering of sorted records;
 - `sdcsession.methods.suppression._restore`: the restoration pass.
 
 The heuristic (`solve`) is described in `sdcsession.methods.suppression.local.local_suppression`.
@@ -25,7 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...progress import Bar
-from ._cluster import CLUSTER_KEYS, cluster_suppress
+from . import _cluster
+from ._cluster import CLUSTER_KEYS, cluster_suppress, hub_suppress
 from ._counter import Counter, compat_sum
 from ._counter import _pool as _pool  # re-exported: the tests switch threads through it
 from ._restore import _restore_phase
@@ -43,6 +46,7 @@ class SolveInfo:
     restored: int = 0
     unresolvable: int = 0
     violators: np.ndarray | None = None  # (n,) bool: records below k at the end (exact recount)
+    fallback: int | None = None  # hub trie: records that may lose more than the cap
     log: list[str] = field(default_factory=list)
 
 
@@ -83,34 +87,38 @@ def _clustered(n: int, w: np.ndarray, cols: Sequence[int]) -> bool:
 def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Sequence[int],
           k: float | Sequence[float], rank: np.ndarray | None = None, restore: bool = True,
           bar: Bar | None = None, cost: np.ndarray | None = None,
-          method: str = "auto") -> SolveInfo:
+          method: str = "auto", cap: int | None = None) -> SolveInfo:
     """Suppress values of ``X`` (in place) until fk >= k on every key set, then restore extras.
 
     ``method``: ``"rounds"`` (the greedy suppression rounds of `_search`), ``"cluster"`` (key
     sets with more than `CLUSTER_KEYS` keys and unit weights by the clustering of `_cluster`,
     the others by the rounds) or ``"auto"``: ``"cluster"``, and on at most `BOTH_ROWS` records
-    both, keeping the solution with fewer suppressions (ties: the rounds'). Other parameters:
-    see `_solve`.
+    both, keeping the solution with fewer suppressions (ties: the rounds'; the rounds' only if
+    no record loses more than ``cap`` when ``cap`` is given). ``cap``: the hub trie's most
+    values per record (None: half the keys of the key set). Other parameters: see `_solve`.
     """
     if method == "auto":
         if any(_clustered(len(X), w, c) for c in keysets) and len(X) <= BOTH_ROWS:
-            Xr = X.copy()
+            Xr, X0 = X.copy(), X.copy()
             a = _solve(Xr, w, keysets, cards, k, rank, restore, None, cost, False)
-            b = _solve(X, w, keysets, cards, k, rank, restore, None, cost, True)
-            if int(a.suppressed.sum()) <= int(b.suppressed.sum()) and a.unresolvable <= b.unresolvable:
+            b = _solve(X, w, keysets, cards, k, rank, restore, None, cost, True, cap)
+            # a cap given explicitly binds the rounds too (the default one binds the hub trie)
+            fits = cap is None or int(((Xr < 0) & (X0 >= 0)).sum(1).max()) <= cap
+            if fits and int(a.suppressed.sum()) <= int(b.suppressed.sum()) and \
+                    a.unresolvable <= b.unresolvable:
                 X[:] = Xr
                 b = a
             if bar is not None:
                 bar.update(len(X) * len(keysets))
             return b
         method = "cluster"
-    return _solve(X, w, keysets, cards, k, rank, restore, bar, cost, method == "cluster")
+    return _solve(X, w, keysets, cards, k, rank, restore, bar, cost, method == "cluster", cap)
 
 
 def _solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Sequence[int],
            k: float | Sequence[float], rank: np.ndarray | None = None, restore: bool = True,
            bar: Bar | None = None, cost: np.ndarray | None = None,
-           cluster: bool = False) -> SolveInfo:
+           cluster: bool = False, cap: int | None = None) -> SolveInfo:
     """Suppress values of ``X`` (in place) until fk >= k on every key set, then restore extras.
 
     ``cluster``: key sets with many keys by the clustering (see `solve`). ``k``: one number, or one per key set (key set i must reach its own k_i).
@@ -138,7 +146,11 @@ def _solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Se
         ck = None if cost is None else np.asarray(cost, dtype=float)[cols]
         by_cluster.append(cluster and _clustered(len(X), w, cols))
         if by_cluster[-1]:
-            rows, vs = cluster_suppress(X, cols, np.asarray(cards)[cols], kk, rk, ck)
+            if _cluster.MANY_KEYS_ENGINE == "hub_trie":
+                rows, vs, fb = hub_suppress(X, cols, np.asarray(cards)[cols], kk, rk, ck, cap)
+                info.fallback = (info.fallback or 0) + fb
+            else:
+                rows, vs = cluster_suppress(X, cols, np.asarray(cards)[cols], kk, rk, ck)
             _suppress(X, info, order, rows, vs, np.zeros(len(rows), np.int64))
             info.rounds += 1
             bar.update(len(X))

@@ -34,7 +34,7 @@ from ...errors import ParameterError, SdcWarning, TreatmentError
 from ...progress import Bar
 from ...roles import Roles
 from ..base import Result, Treatment, check_bool, require_columns, to_jsonable
-from ..params import check_number
+from ..params import check_int, check_number
 from ._args import (
     _check_combinations,
     _check_k_fits,
@@ -72,6 +72,7 @@ def local_suppression(
     alpha: float = 1.0,
     household_cost: float | None = None,
     k_total: float | None = None,
+    max_suppressed_per_record: int | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Suppress key values (set them missing) until every record has fk >= k.
 
@@ -103,15 +104,18 @@ def local_suppression(
        so a more important key is suppressed only for records that the less important ones
        cannot protect ("suppressed last" taken literally; the total may be higher than without
        importance).
-       *More than 11 keys* (unit weights): the rounds are replaced by a clustering that is
-       k-anonymous by construction (module ``_cluster``): records sorted lexicographically on
-       their key codes (fewest categories first; with ``importance`` most important first),
-       cut into consecutive groups of k to 2k - 1 records at the cut points of least total
-       cost (exact dynamic programming, ``best(i) = min_s best(i - s) + cost(i - s, i)``),
-       each group keeping per key its most frequent value and suppressing the others. Cost
-       O(n p log n + n k^3 p), no frequency counting; restoration (step 2) follows up to
-       50,000 records, and up to 5,000 records the rounds run too and the solution with fewer
-       suppressions is kept.
+       *More than 11 keys* (unit weights): the rounds are replaced by the hub trie, k-anonymous
+       by construction (module ``_hub_trie``): records sorted on their key codes (fewest
+       categories first; with ``importance`` most important first) form a trie; a node of
+       m >= k records is made safe by k - 1 *hub* records blanked on the keys varying in it
+       (every record of the node is compatible with them: missing = wildcard); a bottom-up
+       dynamic programme takes per node the cheaper of its hubs and its children's solutions
+       (exact within this model), no record losing more than ``max_suppressed_per_record``
+       values (default floor(p / 2); a node varying on up to twice that splits the blanking
+       between its hubs and its other records; records no capped solution covers blank their
+       own differing values, the only ones that may lose more). O(n p^2), one sort; then
+       restoration (step 2) up to 50,000 records, and up to 5,000 records the rounds run too
+       and the solution with fewer suppressions is kept.
     2. *Restoration.* Every suppression is tested for being no longer needed: the restored
        record must keep fk >= k and no record losing compatibility with it may be tight
        (fk - w < k). Accepted restorations (one per record and slice per round) update fk
@@ -144,7 +148,9 @@ def local_suppression(
     records (total weight below k) cannot be protected: nothing is suppressed there, an `SdcWarning` says so and ``notes`` report
     the records left (``unresolvable``); only a k above the number of records (total weight) of
     the whole frame is refused (``k_total`` gives that number instead: the Dask path checks the
-    whole file's and solves stratum by stratum). ``progress``: a bar counting the records found safe (None:
+    whole file's and solves stratum by stratum). ``max_suppressed_per_record``: the hub trie's
+    cap (many keys only; an integer in 1..len(keys); given, it binds the rounds of small files
+    too); ``notes["fallback_records"]`` counts the records allowed beyond it. ``progress``: a bar counting the records found safe (None:
     automatic, see `sdcsession.progress`).
 
     Returns ``(new_df, notes)`` with notes ``suppressed`` (per key), ``total``,
@@ -181,6 +187,8 @@ def local_suppression(
         sub_k = subset_ks(kspec, subs)
         kspec = float(max(sub_k))
     importance = _importance(importance)
+    cap = None if max_suppressed_per_record is None else check_int(
+        "max_suppressed_per_record", max_suppressed_per_record, 1, len(keys))
     strata_cols = list(_names(strata, "strata") or ())
     combos = _check_combinations(combinations)
     require_columns(df, strata_cols, "local_suppression strata")
@@ -227,6 +235,7 @@ def local_suppression(
     if sub_k is not None:
         k_groups = [sub_k] * len(groups)
     restored = rounds = unresolvable = 0
+    fallback = None  # many keys (hub trie): records allowed beyond the cap
     bad_strata = 0
     solved = []  # strata that reached k-anonymity
     viol = np.zeros(len(df), bool)
@@ -236,16 +245,17 @@ def local_suppression(
         Xg = X[g]
         if sub_k is not None:
             info = solve_subsets(Xg, w_all[g], keysets, cards, kk, rank=rank, restore=restore,
-                                 bar=bar, cost=cost)
+                                 bar=bar, cost=cost, cap=cap)
         else:
             info = solve(Xg, w_all[g], keysets, cards, kk, rank=rank, restore=restore, bar=bar,
-                         cost=cost)
+                         cost=cost, cap=cap)
         X[g] = Xg
         if info.violators is None:
             exact = False
         else:
             viol[g] = info.violators
         restored += info.restored
+        fallback = fallback if info.fallback is None else (fallback or 0) + info.fallback
         rounds += info.rounds
         if info.unresolvable:
             unresolvable += info.unresolvable
@@ -310,6 +320,7 @@ def local_suppression(
         "rounds": int(rounds),
         "k": k_note(kspec, k_used) if sub_k is None else sub_k,
         **({"subsets": [list(sub) for sub in subs]} if subs is not None else {}),
+        **({"fallback_records": int(fallback)} if fallback is not None else {}),
         **notes,
     }
     return out, to_jsonable(notes)
@@ -375,6 +386,7 @@ class LocalSuppression(Treatment):
     levels; stored as a tuple of ``(stratum, k)`` pairs or of numbers). ``subsets``: key subsets
     that must each be k-anonymous, ``k`` then one number or one per subset; ``alpha``: the
     wildcard weight of missing values (the session passes its own alpha).
+    ``max_suppressed_per_record``: many keys, the most values one record loses (default half).
 
     Example
     -------
@@ -397,6 +409,12 @@ class LocalSuppression(Treatment):
     subsets: tuple[tuple[str, ...], ...] | None = attrs.field(default=None,
                                                              converter=check_subsets)
     alpha: float = attrs.field(default=1.0, converter=_check_alpha)
+    max_suppressed_per_record: int | None = attrs.field(default=None)
+
+    @max_suppressed_per_record.validator
+    def _cap(self, a: Any, v: Any) -> None:
+        if v is not None:
+            check_int(a.name, v, 1)
 
     def __attrs_post_init__(self) -> None:
         if self.subsets is not None:
@@ -448,5 +466,6 @@ class LocalSuppression(Treatment):
             data, roles.keys, k=self.k, importance=self.importance, strata=self._strata(roles) or None,
             combinations=self.combinations, weight=roles.weight, weighted=self.weighted,
             household=roles.household if self.household else None,
-            subsets=self.subsets, alpha=self.alpha)
+            subsets=self.subsets, alpha=self.alpha,
+            max_suppressed_per_record=self.max_suppressed_per_record)
         return Result(out, notes=notes)

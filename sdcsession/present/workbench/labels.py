@@ -116,6 +116,11 @@ _LABELS: dict[tuple[str, str], tuple[str, str]] = {
                                          "units of the variable"),
     ("top_bottom_code", "kind"): ("Top or bottom", ""),
     ("local_recode", "ancestors"): ("Ancestors of each category", "JSON mapping"),
+    ("local_suppression", "max_suppressed_per_record"): (
+        "Most values one record loses (many keys)", "values (empty: half the keys)"),
+    ("local_recode", "engine"): ("Engine (auto: hub trie beyond 11 keys)", ""),
+    ("local_recode", "max_suppressed_per_record"): ("Most values one record loses (hub trie)",
+                                                    "values (empty: half the keys)"),
     ("record_swap", "hierarchy"): ("Geography levels (coarse to fine)", ""),
     ("record_swap", "similar"): ("Swap with similar households on", ""),
     ("record_swap", "swaprate"): ("Swap rate", "share of households, 0 to 1"),

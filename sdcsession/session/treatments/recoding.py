@@ -57,12 +57,18 @@ class RecodingMethods:
 
     def local_recode(self, columns: Iterable[str] | str | None = None, *, k: int = 2,
                      weights: Mapping[str, float] | None = None,
-                     ancestors: Mapping[str, Sequence[str]] | None = None) -> Any:
+                     ancestors: Mapping[str, Sequence[str]] | None = None,
+                     engine: str = "auto", max_suppressed_per_record: int | None = None) -> Any:
         """Progressive local recoding (sdcMicro ``LocalRecProg``, Takemura 2002): each record
         with fk < k is recoded with the fewest partners to their cheapest common value (lowest
         common ancestor, else missing), until every record has fk ≥ k under the session's own
-        counts (missing = wildcard, the session's ``alpha``). ``columns`` default: the keys."""
+        counts (missing = wildcard, the session's ``alpha``). ``columns`` default: the keys.
+        With many keys (``engine="auto"``: more than 11, no ancestors, alpha = 1) the hub-trie
+        programme, where no record loses more than ``max_suppressed_per_record`` key values
+        (default half of them) except documented fallbacks; see
+        `sdcsession.methods.recoding.local_recoding.local_recode`."""
         if columns is None:
             columns = list(self.roles.keys)
         return self.apply(_build("local_recode", columns=columns, k=k, weights=weights,
-                                 ancestors=ancestors, alpha=self.alpha))
+                                 ancestors=ancestors, alpha=self.alpha, engine=engine,
+                                 max_suppressed_per_record=max_suppressed_per_record))

@@ -27,7 +27,8 @@ class SuppressionMethods:
                           strata: Sequence[str] | str | None = None,
                           combinations: int | None = None, weighted: bool = False,
                           household: bool = False,
-                          subsets: Sequence[Sequence[str]] | None = None) -> Any:
+                          subsets: Sequence[Sequence[str]] | None = None,
+                          max_suppressed_per_record: int | None = None) -> Any:
         """Suppress key values until every record's combination has fk ≥ k (missing = wildcard).
 
         ``importance``: key names, most important first (suppressed last); ``household=True``
@@ -37,12 +38,15 @@ class SuppressionMethods:
         subset (``subsets=[["sex", "age"], ["region", "age"]], k=[5, 3]``); the release check
         verifies the subsets of the last such step. Missing values count as in
         ``s.risk.frequencies`` (wildcards weighted by the session's alpha).
+        ``max_suppressed_per_record``: with more than 11 keys (the hub trie), the most key
+        values one record loses (default half the keys; fallback records excepted).
         See `LocalSuppression` for the algorithm.
         """
         return self.apply(_build(
             "local_suppression", k=k, importance=importance, strata=strata,
             combinations=combinations, weighted=weighted, household=household,
-            subsets=subsets, alpha=getattr(self, "alpha", 1.0)))
+            subsets=subsets, alpha=getattr(self, "alpha", 1.0),
+            max_suppressed_per_record=max_suppressed_per_record))
 
     def suppress_by_risk(self, threshold: float = 0.15, *, column: str | None = None,
                          importance: Sequence[str] | None = None) -> Any:
