@@ -124,7 +124,9 @@ class Workbench(widgets.VBox):
         self.form_box = w.VBox()
         self.apply_button = w.Button(description="Apply", button_style="primary",
                                      tooltip="apply the treatment as a new step")
-        self.treatment.observe(lambda _: (self._show_form(), self._clear()), names="value")
+        # another treatment: its form, and no message about the one before
+        self.treatment.observe(lambda _: (self._show_form(), setattr(self.message, "value", "")),
+                               names="value")
         self.apply_button.on_click(lambda _: self._apply())
         treat = w.VBox([self.treatment, self.form_box, self.apply_button])
         # history
@@ -232,9 +234,7 @@ class Workbench(widgets.VBox):
         self.refresh()
 
     def _unobserve(self) -> None:
-        if self.session is None:
-            return
-        obs = getattr(self.session._tree, "observers", [])
+        obs = [] if self.session is None else getattr(self.session._tree, "observers", [])
         while self._on_move in obs:
             obs.remove(self._on_move)
 
@@ -259,9 +259,8 @@ class Workbench(widgets.VBox):
         self.undo_button.disabled = off or s.head.depth == 0  # type: ignore[union-attr]
         self.redo_button.disabled = off or not s._redo  # type: ignore[union-attr]
         self.cancel_button.disabled = not busy
-        # export, report and projects wait for the running step: one that ran beside it would
-        # check or write a state the step is about to replace, and its message would be
-        # overwritten by the step's own when the step ends
+        # export, report and projects wait for the running step: beside it they would check or
+        # write a state about to be replaced, and the step's closing message would hide theirs
         r, p = self.release, self.prepare
         for b in (r.export_button, r.force_button, r.report_button, r.save_button,
                   p.remove_button, p.missing_button, p.ids_button):
@@ -379,9 +378,6 @@ class Workbench(widgets.VBox):
                 self._error(e)
 
     # ------------------------------------------------------------------------------ actions
-    def _clear(self) -> None:
-        self.message.value = ""
-
     def _info(self, text: str) -> None:
         self.message.value = f"<span style='color:#2e7d32'>{html.escape(text)}</span>"
 
@@ -401,10 +397,9 @@ class Workbench(widgets.VBox):
             self._error(e)
 
     def _tree_clicked(self, change: dict[str, Any]) -> None:
-        if self._updating or self.session is None or change["new"] is None:
+        if self._updating or self.session is None or change["new"] in (None, self.session.head.id):
             return
-        if change["new"] != self.session.head.id:
-            self._act(lambda s: s.checkout(int(change["new"])))
+        self._act(lambda s: s.checkout(int(change["new"])))
 
     def _scenario_picked(self, change: dict[str, Any]) -> None:
         if self._updating or self.session is None:
@@ -453,9 +448,7 @@ class Workbench(widgets.VBox):
                                           "</span>")
 
     def _apply(self) -> None:
-        if self.session is None or self.runner.busy:
-            return
-        if self.treatment.value not in self.forms:
+        if self.session is None or self.runner.busy or self.treatment.value not in self.forms:
             return
         try:
             t = build_treatment(self.treatment.value, self.form.values())
