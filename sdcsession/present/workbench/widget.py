@@ -224,8 +224,7 @@ class Workbench(widgets.VBox):
 
     # ------------------------------------------------------------------------------ binding
     def _bind(self, session: SdcSession) -> None:
-        if self.session is not None:
-            self._unobserve()
+        self._unobserve()  # the session shown before (if any)
         self.session = session
         self._held[session.name] = session
         session._tree.observers.append(self._on_move)  # type: ignore[attr-defined]
