@@ -103,8 +103,11 @@ def _watch(page: object, t0: float, marks: dict[str, float]) -> None:
 
         def got(p: bytes | str) -> None:
             head = p[:4000] if isinstance(p, str) else p[:4000].decode("latin-1")
-            if "update_states" in head:
-                marks.setdefault("state", time.perf_counter() - t0)
+            if "update_states" in head and "state" not in marks:
+                marks["state"] = time.perf_counter() - t0
+                text = p if isinstance(p, str) else p.decode("latin-1")
+                marks["models"] = float(text.count('"_model_name"'))
+                marks["state_kb"] = len(p) / 1024
 
         ws.on("framesent", sent)
         ws.on("framereceived", got)
@@ -140,6 +143,9 @@ def _phases(marks: list[dict[str, float]]) -> str:
     for name, a, b in steps:
         d = [m[b] - (m[a] if a else 0.0) for m in marks if b in m and (a is None or a in m)]
         out.append(f"{name} {statistics.median(d):.2f} s" if d else f"{name} ?")
+    for key, unit in (("models", "widget models"), ("state_kb", "KB of widget state")):
+        v = [m[key] for m in marks if key in m]
+        out.append(f"{statistics.median(v):.0f} {unit}" if v else f"{unit} ?")
     return "    where the time goes (medians): " + ", ".join(out)
 
 

@@ -192,3 +192,22 @@ def test_html_in_the_file_name_is_never_markup(tmp_path: Path) -> None:
         app.request("POST", f"/voila/api/shutdown/{_kernel_id(body)}")
     finally:
         _stop(app)
+
+
+def test_the_page_names_no_other_host(capped_app: App) -> None:
+    """The page's HTML loads nothing from another host: no stylesheet, script, image or module
+    URL outside 127.0.0.1 (Voila's lab template links Font Awesome on a CDN; the app's own
+    template leaves it out). XML namespace names (``xmlns``) are identifiers, not requests."""
+    status, body, _ = capped_app.request("GET", "/")
+    assert status == 200 and "jupyter-config-data" in body
+    assert "cdn." not in body and "fontawesome" not in body
+    fetched = re.findall(r"""(?:src|href)\s*=\s*["']([^"']+)|url\(\s*["']?([^"')\s]+)"""
+                         r"""|import\(\s*["']([^"']+)|@import\s+["']([^"']+)""", body)
+    urls = [u for groups in fetched for u in groups if u]
+    assert any(u.startswith("/") or "static" in u for u in urls), urls  # the page's own files
+    foreign = [u for u in urls if re.match(r"(?i)(https?:)?//", u)
+               and not re.match(r"(?i)(https?:)?//(127\.0\.0\.1|localhost)[:/]", u)]
+    assert foreign == []
+    # the absolute URLs left are XML names in the spinner's SVG (namespaces, RDF terms)
+    names = re.sub(r'(xmlns(:\w+)?|rdf:resource)="[^"]*"', "", body)
+    assert re.findall(r"(?i)https?://", names) == []

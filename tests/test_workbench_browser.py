@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from conftest import CHROMIUM, browser_marks, wait_for_port
 
@@ -72,6 +73,8 @@ def test_apply_and_undo_in_headless_chromium(tmp_path: Path) -> None:
                                          args=["--no-sandbox"])
             try:
                 page = browser.new_page()
+                requests: list[str] = []  # every URL the page asks for
+                page.on("request", lambda r: requests.append(r.url))
                 # without the token: the login form, no workbench
                 page.goto(f"http://127.0.0.1:{port}/", timeout=45_000)
                 assert "/login" in page.url
@@ -124,6 +127,11 @@ def test_apply_and_undo_in_headless_chromium(tmp_path: Path) -> None:
                     "() => document.querySelector('.sdc-comparison').innerText"
                     ".includes('original')", timeout=60_000)
                 _screenshots(page, only="views")
+                # the page contacts no other host (no CDN: the data are confidential)
+                assert len(requests) > 10
+                foreign = [u for u in requests if urlsplit(u).scheme not in ("data", "blob")
+                           and urlsplit(u).hostname != "127.0.0.1"]
+                assert foreign == []
             finally:
                 browser.close()
     finally:

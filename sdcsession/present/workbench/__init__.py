@@ -13,7 +13,10 @@
   columns a parameter accepts, descriptions as text);
 - `run`: running a step in the background (progress, cancel);
 - `app`: the local web app (Voilà on 127.0.0.1);
-- `serve`: the hardened Voilà it runs (token, Host check, kernel cap and culling).
+- `serve`: the hardened Voilà it runs (token, Host check, kernel cap and culling; the page's
+  own template ``jupyter/voila/templates/sdcsession``, with no URL to another host);
+- `pool`: the warm kernel pool within the cap;
+- `share`: default layouts and styles shared between widgets (fewer models on the first page).
 
 ipywidgets is imported by the panels, never by ``import sdcsession``.
 """

@@ -81,11 +81,13 @@ def app_notebook(data: str | Path, *, seed: int | None = None, sep: str | None =
     code = "\n".join([
         "import sdcsession as sdc",
         "from sdcsession.present.workbench.pool import watch_resume",
+        "from sdcsession.present.workbench.share import share_defaults",
         "from sdcsession.present.workbench.widget import workbench",
         "",
         f"df = sdc.io.read_data({path!r}{read_kw})",
         f"wb = workbench(df, {', '.join(args)}, path={path!r}, lazy_tabs=True)",
         "watch_resume(wb)  # a warm kernel offers the autosave the page before wrote",
+        "share_defaults(wb)  # one default Layout / Style model per class: a lighter first page",
         "wb",
     ])
     # no user text in markdown (it would be rendered as HTML): the workbench shows the file name,

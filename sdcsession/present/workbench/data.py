@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import DataFileError, ParameterError, SdcError
+from .share import own_layout
 
 __all__ = ["html_table", "variable_summaries", "two_way", "original_vs_modified",
            "compare_png", "read_upload", "load_into", "DataPanel", "MAX_UPLOAD", "FORMATS",
@@ -102,9 +103,9 @@ def tidy(panel: Any) -> None:
 
     for x in vars(panel).values():
         if isinstance(x, (w.Button, w.FileUpload)):
-            x.layout.width = "max-content"
+            own_layout(x).width = "max-content"
         elif isinstance(x, w.Widget) and hasattr(getattr(x, "style", None), "description_width"):
-            x.style.description_width = "initial"
+            own_layout(x, "style").description_width = "initial"
 
 
 def natural(text: Any) -> list[Any]:

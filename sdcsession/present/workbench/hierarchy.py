@@ -38,6 +38,7 @@ import pandas as pd
 from ...errors import ParameterError, SdcError
 from .data import html_table, tidy
 from .labels import label
+from .share import own_layout
 from .treat import TreatForm, dropdown, parse_value
 
 __all__ = ["interval_edges", "interval_levels", "grouping_hierarchy", "level_preview",
@@ -304,8 +305,8 @@ class HierarchyBuilder:
 
     def _show_mode(self) -> None:
         by_width = self.mode.value == "width"
-        self.width.layout.display = None if by_width else "none"
-        self.breaks.layout.display = "none" if by_width else None
+        own_layout(self.width).display = None if by_width else "none"
+        own_layout(self.breaks).display = "none" if by_width else None
 
     def _level_values(self) -> list[Any]:
         vals = [v for v in pd.unique(self._values()) if not _isna(v)]

@@ -46,6 +46,7 @@ from .panels.numeric import (
     risk_axis_options,
 )
 from .panels.numeric import ru_png as _ru_png
+from .share import own_layout
 
 __all__ = ["live_figures", "riskiest_combinations", "loss_figures", "ru_png", "loss_options",
            "LivePanel"]
@@ -253,7 +254,7 @@ class LivePanel:
                 while len(self._png) > 64:
                     self._png.pop(next(iter(self._png)))
             self.ru_image.value = png
-            self.ru_image.layout.display = ""
+            own_layout(self.ru_image).display = ""
         self.figures = f
         self.session = session
         for b in self._helps:

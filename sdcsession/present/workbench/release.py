@@ -34,6 +34,7 @@ from typing import Any
 import pandas as pd
 
 from ...errors import ParameterError
+from .share import own_layout
 
 __all__ = ["PreparePanel", "ReleasePanel", "autosave_path", "default_paths", "has_projects",
            "findings_html", "EXPORT_FORMATS"]
@@ -241,7 +242,7 @@ class ReleasePanel:
         self.export_path.value = str(Path(self.export_path.value).with_suffix(ext))
 
     def _hide_force(self) -> None:
-        self.force_confirm.layout.display = self.force_button.layout.display = "none"
+        own_layout(self.force_confirm).display = own_layout(self.force_button).display = "none"
         self.force_confirm.value = False
 
     @staticmethod
@@ -262,7 +263,7 @@ class ReleasePanel:
                 findings = s.release_check()
                 self.findings.value = findings_html(findings)
                 if (findings["severity"] == "block").any():
-                    self.force_confirm.layout.display = self.force_button.layout.display = ""
+                    own_layout(self.force_confirm).display = own_layout(self.force_button).display = ""
                     self._error("Export stopped: the release check has block findings (listed "
                                 "below, each with its fix); treat the data, or confirm and "
                                 "export anyway")

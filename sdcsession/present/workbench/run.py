@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...progress import add_listener, remove_listener
+from .share import own_layout
 
 __all__ = ["StepRunner", "Cancelled", "in_kernel"]
 
@@ -82,7 +83,7 @@ class StepRunner:
         self.worker = threading.current_thread()
         self.on_busy()
         self.progress.value, self.progress.max = 0, 1
-        self.progress.layout.visibility = "visible"
+        own_layout(self.progress).visibility = "visible"
         self.status.value = f"{what}: running…"
         if self.background:
             self.thread = threading.Thread(target=self._run, args=(fn, what, ok, error),
@@ -109,7 +110,7 @@ class StepRunner:
         finally:
             remove_listener(self._listen)
             self.worker = None
-            self.progress.layout.visibility = "hidden"
+            own_layout(self.progress).visibility = "hidden"
             self.status.value = ""
             self.on_busy()
 

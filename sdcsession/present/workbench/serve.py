@@ -19,6 +19,10 @@ What it adds to Voilà (0.5, standalone), and why:
   never sets that cookie, so `XsrfCookieVoilaHandler` does, else the server refuses the beacon
   with 403 and the kernel runs on until culled); kernels whose page went away without saying so are culled after
   ``MappingKernelManager.cull_idle_timeout`` seconds without activity (``run_app`` sets it).
+- **No request to another host.** The page is drawn with the template ``sdcsession``
+  (``jupyter/voila/templates/sdcsession`` beside this module, found through ``JUPYTER_PATH``):
+  Voilà's lab template without its two Font Awesome stylesheets on a CDN (the page shows no
+  icon) nor nbconvert's mermaid loader, so the page fetches nothing but the app's own URLs.
 - **Warm pool within the cap.** With ``--preheat_kernel=True --pool_size=N`` (``run_app`` passes
   them) Voilà keeps ``N`` kernels that have run the notebook, ready for the next page;
   `sdcsession.present.workbench.pool` keeps pages plus pooled kernels within the cap.
@@ -42,6 +46,10 @@ __all__ = ["TOKEN_ENV", "MAX_KERNELS_ENV", "main"]
 TOKEN_ENV = "SDCSESSION_APP_TOKEN"
 #: environment variable holding the cap on concurrent kernels
 MAX_KERNELS_ENV = "SDCSESSION_APP_MAX_KERNELS"
+#: the Voilà template of the page (in ``TEMPLATE_ROOT/voila/templates``)
+TEMPLATE = "sdcsession"
+#: a Jupyter data directory holding the page's template
+TEMPLATE_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jupyter")
 
 
 def _page_handler() -> None:
@@ -109,8 +117,11 @@ def main(argv: list[str] | None = None) -> None:
 
     install(cap)  # a warm pool (when asked for) stays within the cap
     _page_handler()  # the page's shutdown beacon is accepted
+    # the page's template (no URL to another host) is found in TEMPLATE_ROOT
+    paths = [TEMPLATE_ROOT, *filter(None, os.environ.get("JUPYTER_PATH", "").split(os.pathsep))]
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(dict.fromkeys(paths))
     app = hardened.instance()
-    app.initialize(list(sys.argv[1:] if argv is None else argv))
+    app.initialize([f"--template={TEMPLATE}", *(sys.argv[1:] if argv is None else argv)])
     # after the command line: the token comes from the environment only
     app.token = token
     app.voila_configuration.multi_kernel_manager_class = capped

@@ -122,7 +122,9 @@ class Workbench(widgets.VBox):
         self.form_box = w.VBox()
         self.apply_button = w.Button(description="Apply", button_style="primary",
                                      tooltip="apply the treatment as a new step")
-        self.treatment.observe(lambda _: (self._show_form(), self._clear()), names="value")
+        # another treatment: its form, and no message about the one before
+        self.treatment.observe(lambda _: (self._show_form(), setattr(self.message, "value", "")),
+                               names="value")
         self.apply_button.on_click(lambda _: self._apply())
         treat = w.VBox([self.treatment, self.form_box, self.apply_button])
         # history
@@ -220,8 +222,7 @@ class Workbench(widgets.VBox):
 
     # ------------------------------------------------------------------------------ binding
     def _bind(self, session: SdcSession) -> None:
-        if self.session is not None:
-            self._unobserve()
+        self._unobserve()  # the session shown before (if any)
         self.session = session
         self._held[session.name] = session
         session._tree.observers.append(self._on_move)  # type: ignore[attr-defined]
@@ -230,9 +231,7 @@ class Workbench(widgets.VBox):
         self.refresh()
 
     def _unobserve(self) -> None:
-        if self.session is None:
-            return
-        obs = getattr(self.session._tree, "observers", [])
+        obs = [] if self.session is None else getattr(self.session._tree, "observers", [])
         while self._on_move in obs:
             obs.remove(self._on_move)
 
@@ -371,9 +370,6 @@ class Workbench(widgets.VBox):
                 self._error(e)
 
     # ------------------------------------------------------------------------------ actions
-    def _clear(self) -> None:
-        self.message.value = ""
-
     def _info(self, text: str) -> None:
         self.message.value = f"<span style='color:#2e7d32'>{html.escape(text)}</span>"
 
@@ -393,10 +389,9 @@ class Workbench(widgets.VBox):
             self._error(e)
 
     def _tree_clicked(self, change: dict[str, Any]) -> None:
-        if self._updating or self.session is None or change["new"] is None:
+        if self._updating or self.session is None or change["new"] in (None, self.session.head.id):
             return
-        if change["new"] != self.session.head.id:
-            self._act(lambda s: s.checkout(int(change["new"])))
+        self._act(lambda s: s.checkout(int(change["new"])))
 
     def _scenario_picked(self, change: dict[str, Any]) -> None:
         if self._updating or self.session is None:
@@ -445,9 +440,7 @@ class Workbench(widgets.VBox):
                                           "</span>")
 
     def _apply(self) -> None:
-        if self.session is None or self.runner.busy:
-            return
-        if self.treatment.value not in self.forms:
+        if self.session is None or self.runner.busy or self.treatment.value not in self.forms:
             return
         try:
             t = build_treatment(self.treatment.value, self.form.values())

@@ -23,6 +23,7 @@ from typing import Any
 
 from ....session.views.explain import explain_figure
 from ....session.views.figures import FIGURES, base_name
+from ..share import own_layout
 
 __all__ = ["explain_names", "explain_text", "explain_html", "ExplainButton", "header"]
 
@@ -94,7 +95,7 @@ class ExplainButton:
     def toggle(self) -> None:
         """Show the explanation of the figures shown now, or hide it."""
         if self.open:
-            self.text.layout.display = "none"
+            own_layout(self.text).display = "none"
             return
         self.refresh(force=True)
 
@@ -105,7 +106,7 @@ class ExplainButton:
         s = self._session()
         self.text.value = ("<i>no session yet</i>" if s is None
                            else explain_html(s, list(self._names())))
-        self.text.layout.display = ""
+        own_layout(self.text).display = ""
 
 
 def header(title: str, button: ExplainButton, *extra: Any) -> Any:
