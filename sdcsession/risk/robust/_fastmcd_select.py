@@ -5,11 +5,14 @@
 record order; ties at the h-th smallest value go to the first records, and NaN distances
 (overflow) come after every number. Only the value of the h-th smallest distance is searched
 (the subset is then one pass over the records), so any exact selection algorithm gives the same
-subset. Below 1,000 records the search is a quickselect; from
-1,000 on, two order statistics of an evenly spaced sample bracket the value (Floyd & Rivest
-1975), one branch-free pass gathers the values inside the bracket, and a histogram of them
-narrows it to a few values for the quickselect. Distances with NaN take the reference path `_select_ref`
-(Hoare quickselect, NaN records last).
+subset. The value is bracketed, not sorted: two order statistics of an evenly spaced sample
+(about m/8 values, at most 256) give the first guesses around rank h (Floyd & Rivest 1975);
+each pass over the records counts the values up to two guesses (branch-free, vectorised) and
+keeps the tightest bounds L < v_h ≤ H known by their counts; the next guesses interpolate
+between L and H at rank h ± √(values in between). Once at most 32 values remain in (L, H]
+(two to four passes on the C-steps' distances), one pass gathers them and a quickselect
+picks v_h. Distances with NaN take the reference path `_select_ref` (one Hoare quickselect,
+NaN records last).
 
 Reference: Floyd, R. W. & Rivest, R. L. (1975) Expected time bounds for selection,
 Communications of the ACM 18, 165–172.
@@ -36,7 +39,7 @@ def _njit(f: Any) -> Any:  # pragma: no cover - trivial
 
 @_njit
 def _count2(d2, ta, tb):
-    """(#values <= ta, #values <= tb, #NaN) in one pass (vectorised, no branch)."""
+    """(#values <= ta, #values <= tb, #NaN or negative) in one pass (vectorised, no branch)."""
     ca = 0
     cb = 0
     nan = 0
@@ -44,13 +47,14 @@ def _count2(d2, ta, tb):
         v = d2[i]
         ca += v <= ta
         cb += v <= tb
-        nan += v != v
+        nan += (v != v) | (v < 0.0)
     return ca, cb, nan
 
 
 @_njit
 def _threshold(d2, k, work):
-    """(the k-th smallest value of d2, 0-based, d2 >= 0; False when d2 has NaN, then no value).
+    """(the k-th smallest value of d2, 0-based; False, and no value, when d2 has NaN or negative
+    values: those take `_select_ref`).
 
     Keeps L < v_k <= H with the counts #(d2 <= L) <= k < #(d2 <= H): two order statistics of an
     evenly spaced sample give the first pair of guesses, later pairs interpolate between L and
