@@ -140,3 +140,35 @@ def test_mcd_refuses_missing_or_infinite_values():
         y[3, 1] = bad
         with pytest.raises(MeasureError, match="missing or infinite"):
             mcd(y, n_starts=10, search="fastmcd")
+
+
+@pytest.mark.parametrize("steps", [100, 4])
+def test_shared_paths_give_the_csteps_results_bit_for_bit(steps):
+    """C-steps that take over an earlier start's converged path (one table across two calls, as
+    rmd_risk's repeated searches) return exactly what the plain C-steps return: results, steps
+    counted and status, also when the step budget cuts a path short."""
+    from sdcsession.risk.robust._fastmcd_jit import csteps
+    from sdcsession.risk.robust._fastmcd_shared import csteps_shared, path_table
+
+    x = np.ascontiguousarray(_contaminated(2000, seed=5))
+    x[:300, 0] = np.round(x[:300, 0])  # ties in the distances
+    h = (2000 + 3) // 2
+    rng = np.random.default_rng(2)
+    table = path_table(h, 2)
+    steps_run = 0
+    for _ in range(2):
+        idx = [rng.choice(2000, 40, replace=False) for _ in range(12)]
+        mu0 = np.array([x[i].mean(axis=0) for i in idx])
+        cov0 = np.array([np.cov(x[i], rowvar=False) for i in idx])
+        ref = csteps(x, mu0, cov0, h, steps, True, False)
+        got = csteps_shared(x, mu0, cov0, h, steps, False, *table)
+        for a, b in zip(ref, got):
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+        steps_run += int(ref[4].sum())
+    kept = int(table[-1][0])
+    assert 0 < kept < steps_run
+    again = csteps_shared(x, mu0, cov0, h, steps, False, *table)  # every path known now
+    for a, b in zip(ref, again):
+        assert a.tobytes() == b.tobytes()
+    if steps == 100:  # converged paths are kept: the same starts add no subset
+        assert int(table[-1][0]) == kept
