@@ -14,17 +14,23 @@ on this file).
 
 History at 10,000 records (CPU): mv_top_code 0.14 s, then 0.05 s, then 0.016-0.020 s; rmd_risk
 0.38-0.66 s, then 0.15-0.17 s, then 0.12-0.16 s. Now the C-step's distances run in one fused
-loop for two variables (blocks of 256 records for more) and its selection of the h smallest
+loop for two variables (blocks of 256 records for more); its selection of the h smallest
 distances counts instead of sorting (sampled bracket, interpolated counting passes, a quickselect
-on the last few values: ``_fastmcd_select``); every subset and figure is the same bit for bit.
-Measured A/B in the same run (best of 5, machine shared with ~5 other jobs, load 4-7 on 2
-cores): mv_top_code 0.0157 s -> 0.0096 s; rmd_risk runs=10 0.129 s -> 0.078 s; runs=1 0.025 s
--> 0.019 s. What remains of rmd_risk at 10,000 records, per run of the search (8 runs): 500
-starts x 2 C-steps on groups of 300 records (about 2.5 ms), 50 x 2 on 1,500, 10 x 1 on all
-records and the converged last stage (about 2.5 ms together), 5 x 100 x 300 random keys and the
-starts' fits (about 1.5 ms); outside the search, the RMDID2 nearest-neighbour query (k-d tree,
-about 9 ms) and the checks. The goal of 20 ms would need fewer C-steps or runs, which changes the
-subsets covMcd's settings reach (see the report of this change).
+on the last few values: ``_fastmcd_select``); the random starts' extension takes the few
+smallest keys instead of sorting all; and the repeated searches of ``rmd_risk`` share converged
+C-step paths (``_fastmcd_shared``: the last stage of the 8 runs 14 ms -> 6 ms). Every subset and
+figure is the same bit for bit. A/B against the previous code in the same run (CPU, best of 9,
+machine shared with ~5 other jobs, load 4-5 on 2 cores; the previous commit exported beside
+this one, the two timed alternately): mv_top_code 0.017-0.022 s -> 0.009 s; rmd_risk runs=10
+0.130-0.143 s -> 0.069 s; runs=1 0.025 s -> 0.019 s. This script, same conditions:
+mv_top_code 0.010-0.012 s, rmd_risk runs=10 0.075-0.080 s, runs=1 0.021-0.023 s.
+
+What remains of rmd_risk at 10,000 records: per run of the search (8 runs) 500 starts x 2
+C-steps on groups of 300 records (about 2.7 ms), 50 x 2 on 1,500 and 10 x 1 on all records
+(about 1.5 ms), the starts (5 x 100 x 300 random keys, the fits: about 1 ms) and the shared last
+stage (under 1 ms); outside the search the RMDID2 nearest-neighbour query (k-d tree, about 9 ms)
+and the checks (about 3 ms). 20 ms would need fewer C-steps or runs: the random streams and
+covMcd's stage sizes fix the starts and subsets that the figures pinned by the tests come from.
 sdcMicro (from the side-by-side review, where ours were 0.6x and 0.5x its speed at 0.1 s and 1 s):
 mvTopCoding about 0.06 s, dRiskRMD about 0.5 s; printed beside the figures.
 """
