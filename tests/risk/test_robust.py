@@ -88,6 +88,26 @@ def test_compiled_selection_keeps_the_h_smallest_first_records_on_ties(m):
             assert sub[:h].tolist() == expect.tolist()
 
 
+@pytest.mark.parametrize("m", [2, 40, 300, 1500, 10_000])
+def test_compiled_selection_on_heavy_tails_ties_and_infinities(m):
+    """The bracketing passes of the selection (sample, interpolated counts, gather) find the
+    exact h-th smallest distance whatever the shape: heavy tails, a block of zeros and rounded
+    values (many ties), infinite distances; the subset is the stable order's first h."""
+    from sdcsession.risk.robust._fastmcd_jit import _select
+
+    rng = np.random.default_rng(m + 1)
+    tied = np.round(rng.chisquare(2, m), 1)
+    tied[: m // 3] = 0.0
+    cases = (rng.lognormal(0.0, 6.0, m), tied,
+             np.where(rng.random(m) < 0.3, np.inf, rng.random(m)))
+    for d2 in cases:
+        for h in sorted({1, 2, m // 3 + 1, m // 2 + 1, m - 1, m} - {0}):
+            sub = np.empty(m + 1, np.int64)
+            _select(d2, h, sub, np.empty(m))
+            expect = np.sort(np.lexsort((np.arange(m), d2))[:h])
+            assert sub[:h].tolist() == expect.tolist()
+
+
 def test_compiled_csteps_match_numpy_concentration():
     """Two C-steps of the compiled loop from a start equal two numpy C-steps (same subset,
     log determinant to rounding)."""
@@ -120,3 +140,35 @@ def test_mcd_refuses_missing_or_infinite_values():
         y[3, 1] = bad
         with pytest.raises(MeasureError, match="missing or infinite"):
             mcd(y, n_starts=10, search="fastmcd")
+
+
+@pytest.mark.parametrize("steps", [100, 4])
+def test_shared_paths_give_the_csteps_results_bit_for_bit(steps):
+    """C-steps that take over an earlier start's converged path (one table across two calls, as
+    rmd_risk's repeated searches) return exactly what the plain C-steps return: results, steps
+    counted and status, also when the step budget cuts a path short."""
+    from sdcsession.risk.robust._fastmcd_jit import csteps
+    from sdcsession.risk.robust._fastmcd_shared import csteps_shared, path_table
+
+    x = np.ascontiguousarray(_contaminated(2000, seed=5))
+    x[:300, 0] = np.round(x[:300, 0])  # ties in the distances
+    h = (2000 + 3) // 2
+    rng = np.random.default_rng(2)
+    table = path_table(h, 2)
+    steps_run = 0
+    for _ in range(2):
+        idx = [rng.choice(2000, 40, replace=False) for _ in range(12)]
+        mu0 = np.array([x[i].mean(axis=0) for i in idx])
+        cov0 = np.array([np.cov(x[i], rowvar=False) for i in idx])
+        ref = csteps(x, mu0, cov0, h, steps, True, False)
+        got = csteps_shared(x, mu0, cov0, h, steps, False, *table)
+        for a, b in zip(ref, got):
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+        steps_run += int(ref[4].sum())
+    kept = int(table[-1][0])
+    assert 0 < kept < steps_run
+    again = csteps_shared(x, mu0, cov0, h, steps, False, *table)  # every path known now
+    for a, b in zip(ref, again):
+        assert a.tobytes() == b.tobytes()
+    if steps == 100:  # converged paths are kept: the same starts add no subset
+        assert int(table[-1][0]) == kept

@@ -142,7 +142,9 @@ def fastmcd(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator, exac
     max_steps) stores the converged C-steps of the last stage by their start (the exact bytes of
     its mean and covariance): the C-steps are a deterministic function of the start, so a start
     met again (repeated searches mostly reach the same candidates) is not iterated again and the
-    result is the same.
+    result is the same. Under the key ``"paths"`` it keeps the subsets met on converged paths:
+    a start whose C-steps reach one of them takes that path's result without the repeated
+    steps (`sdcsession.risk.robust._fastmcd_shared`; the same result).
 
     Example
     -------
@@ -188,14 +190,16 @@ def _run_memo(x: np.ndarray, h: int, mus: np.ndarray, covs: np.ndarray, exact_fi
               steps: int, memo: dict) -> tuple[np.ndarray, ...]:
     """`_run` until stable, reusing the results of starts already in ``memo`` (see `fastmcd`);
     the same arrays in the same order as `_run`."""
-    from ._fastmcd_jit import csteps
+    from ._fastmcd_shared import csteps_shared, path_table
 
     keys = [mus[i].tobytes() + covs[i].tobytes() for i in range(len(mus))]
     todo = [i for i, k in enumerate(keys) if k not in memo]
     if todo:
-        log_det, subsets, mu, cov, _, status = csteps(
+        if "paths" not in memo:  # the subsets met on converged paths (`csteps_shared`)
+            memo["paths"] = path_table(int(h), x.shape[1])
+        log_det, subsets, mu, cov, _, status = csteps_shared(
             x, np.ascontiguousarray(mus[todo]), np.ascontiguousarray(covs[todo]), int(h),
-            int(steps), True, exact_fit == "ridge")
+            int(steps), exact_fit == "ridge", *memo["paths"])
         if (status == 2).any():
             raise MeasureError(
                 "mcd: more than half of the records lie on a hyperplane (singular covariance of "

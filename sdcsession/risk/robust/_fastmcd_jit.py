@@ -26,6 +26,8 @@ from typing import Any
 import numba
 import numpy as np
 
+from ._fastmcd_select import select as _select
+
 __all__ = ["csteps", "start_fits"]
 
 
@@ -90,7 +92,10 @@ def _factor(cov, low, work, ridge):
 @_njit
 def _distances(xt, mu, low, linv, y, d2):
     """d2[i] = ‖L⁻¹(x_i − μ)‖² with L⁻¹ formed once (lower triangular); ``xt`` is x transposed
-    (p × m), so that every inner loop runs over the records (vectorised)."""
+    (p × m). Per record, y_j = Σ_{k≤j} L⁻¹_jk (x_ik − μ_k) summed in the order k = 0, 1, … and
+    d2 = ((0 + y_0²) + y_1²) + …; two variables in one fused loop, more in blocks of 256
+    records (``y`` a buffer of 256), so that every inner loop runs over the records
+    (vectorised) and stays in the first-level cache."""
     p, m = xt.shape
     for j in range(p):
         for k in range(p):
@@ -101,134 +106,35 @@ def _distances(xt, mu, low, linv, y, d2):
             for k in range(c, j):
                 t -= low[j, k] * linv[k, c]
             linv[j, c] = t / low[j, j]
-    for i in range(m):
-        d2[i] = 0.0
-    for j in range(p):
-        c0 = linv[j, 0]
-        m0 = mu[0]
+    if p == 2:
+        a00, a10, a11 = linv[0, 0], linv[1, 0], linv[1, 1]
+        m0, m1 = mu[0], mu[1]
+        x0, x1 = xt[0], xt[1]
         for i in range(m):
-            y[i] = c0 * (xt[0, i] - m0)
-        for k in range(1, j + 1):
-            ck = linv[j, k]
-            mk = mu[k]
-            for i in range(m):
-                y[i] += ck * (xt[k, i] - mk)
-        for i in range(m):
-            d2[i] += y[i] * y[i]
-
-
-@_njit
-def _kth(a, k):
-    """The k-th smallest value of a (0-based), rearranging a (quickselect, Hoare partition with
-    a median-of-three pivot: many equal values split evenly)."""
-    lo, hi = 0, a.shape[0] - 1
-    while hi > lo:
-        mid = (lo + hi) >> 1
-        x, y, z = a[lo], a[mid], a[hi]
-        if x > y:
-            x, y = y, x
-        if y > z:
-            y = z
-            if x > y:
-                y = x
-        pivot = y
-        i, j = lo, hi
-        while i <= j:
-            while a[i] < pivot:
-                i += 1
-            while a[j] > pivot:
-                j -= 1
-            if i <= j:
-                t = a[i]
-                a[i] = a[j]
-                a[j] = t
-                i += 1
-                j -= 1
-        if k <= j:
-            hi = j
-        elif k >= i:
-            lo = i
-        else:
-            return a[k]
-    return a[k]
-
-
-@_njit
-def _threshold(d2, k, work):
-    """The k-th smallest value of d2 (0-based). From 1,000 values on, two order statistics of an
-    evenly spaced sample bracket it; one pass counts the values below the bracket and gathers
-    those inside it, and the k-th is selected among those few (quickselect on all values when
-    the bracket misses)."""
-    m = d2.shape[0]
-    if m >= 1000:
-        step = m // 256
-        ns = m // step
-        for t in range(ns):
-            work[t] = d2[t * step]
-        pos = (k + 0.5) * ns / m
-        half = 2.0 * math.sqrt(ns) + 2.0
-        lo_r = max(int(pos - half), 0)
-        hi_r = min(int(pos + half), ns - 1)
-        lo = _kth(work[:ns], lo_r)
-        hi = _kth(work[:ns], hi_r)
-        below = 0
-        c = 0
-        for i in range(m):  # no branch per record
-            v = d2[i]
-            below += v < lo
-            work[c] = v
-            c += (v >= lo) & (v <= hi)
-        if below <= k < below + c:
-            return _kth(work[:c], k - below)
-    for i in range(m):
-        work[i] = d2[i]
-    return _kth(work[:m], k)
-
-
-@_njit
-def _select(d2, h, sub, work):
-    """The h records of smallest d2 into sub, in record order (ties: the first records)."""
-    m = d2.shape[0]
-    thr = _threshold(d2, h - 1, work)
-    c = 0
-    for i in range(m):  # records up to the threshold, without a branch per record
-        sub[c] = i
-        c += d2[i] <= thr
-    if c > h:  # ties at the threshold: the first ones in record order join
-        merged = 0
-        eq = h
-        for i in range(m):
-            eq -= d2[i] < thr
-        for i in range(m):
-            v = d2[i]
-            if v < thr or (v == thr and eq > 0):
-                if v == thr:
-                    eq -= 1
-                sub[merged] = i
-                merged += 1
-    elif c < h:  # NaN distances (overflow): the smallest non-NaN ones, then the first NaN ones
-        merged = 0
-        for i in range(m):
-            if d2[i] == d2[i]:
-                work[merged] = d2[i]
-                merged += 1
-        thr = _kth(work[:merged], h - 1) if merged >= h else np.inf
-        merged = 0
-        eq = h
-        for i in range(m):
-            eq -= d2[i] < thr
-        for i in range(m):
-            v = d2[i]
-            if merged < h and (v < thr or (v == thr and eq > 0)):
-                if v == thr:
-                    eq -= 1
-                sub[merged] = i
-                merged += 1
-        for i in range(m):
-            if merged < h and d2[i] != d2[i]:
-                sub[merged] = i
-                merged += 1
-        sub[:h].sort()
+            u0 = x0[i] - m0
+            y0 = a00 * u0
+            y1 = a10 * u0
+            y1 += a11 * (x1[i] - m1)
+            d2[i] = (0.0 + y0 * y0) + y1 * y1
+        return
+    for b in range(0, m, 256):
+        e = min(b + 256, m)
+        for i in range(b, e):
+            d2[i] = 0.0
+        for j in range(p):
+            c0 = linv[j, 0]
+            m0 = mu[0]
+            row = xt[0]
+            for i in range(b, e):
+                y[i - b] = c0 * (row[i] - m0)
+            for k in range(1, j + 1):
+                ck = linv[j, k]
+                mk = mu[k]
+                row = xt[k]
+                for i in range(b, e):
+                    y[i - b] += ck * (row[i] - mk)
+            for i in range(b, e):
+                d2[i] += y[i - b] * y[i - b]
 
 
 @_njit_sums
@@ -381,7 +287,8 @@ def _chol_tol(a, low):
 
 @_njit
 def _smallest(keys, k, out):
-    """The positions of the k smallest values of keys into out (an insertion buffer)."""
+    """The positions of the k smallest values of keys into out, in the order of their values
+    (an insertion buffer; equal values in record order, as a stable sort)."""
     m = keys.shape[0]
     vals = np.empty(k)
     for t in range(k):
@@ -418,11 +325,14 @@ def start_fits(x, keys):
         _fit(x, idx, mu, cov)
         good = _chol_tol(cov, low)
         if not good:
-            order = np.argsort(keys[s], kind="mergesort")
+            order = np.empty(min(p + 33, m), np.int64)
+            _smallest(keys[s], order.shape[0], order)
             size = 0
             while not good:
                 size = 1 if size == 0 else 2 * size
                 size_ = min(p + 1 + size, m)
+                if size_ > order.shape[0]:  # the few smallest keys were not enough
+                    order = np.argsort(keys[s], kind="mergesort")
                 _fit(x, order[:size_], mu, cov)
                 good = _chol_tol(cov, low)
                 if size_ == m:

@@ -1,0 +1,257 @@
+"""Selection of the h smallest distances for the compiled C-steps (internal; numba, imported by
+`sdcsession.risk.robust._fastmcd_jit`).
+
+``select(d2, h, sub, work)`` writes the h records of smallest squared distance d2 into sub, in
+record order; ties at the h-th smallest value go to the first records, and NaN distances
+(overflow) come after every number. Only the value of the h-th smallest distance is searched
+(the subset is then one pass over the records), so any exact selection algorithm gives the same
+subset. The value is bracketed, not sorted: two order statistics of an evenly spaced sample
+(about m/8 values, at most 256) give the first guesses around rank h (Floyd & Rivest 1975);
+each pass over the records counts the values up to two guesses (branch-free, vectorised) and
+keeps the tightest bounds L < v_h ≤ H known by their counts; the next guesses interpolate
+between L and H at rank h ± √(values in between). Once at most 32 values remain in (L, H]
+(two to four passes on the C-steps' distances), one pass gathers them and a quickselect
+picks v_h. Distances with NaN take the reference path `_select_ref` (one Hoare quickselect,
+NaN records last).
+
+Reference: Floyd, R. W. & Rivest, R. L. (1975) Expected time bounds for selection,
+Communications of the ACM 18, 165–172.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numba
+import numpy as np
+
+__all__ = ["select"]
+
+
+def _njit(f: Any) -> Any:  # pragma: no cover - trivial
+    """``numba.njit`` with the on-disk cache, without it where no cache location is writable."""
+    try:
+        return numba.njit(cache=True, nogil=True)(f)
+    except RuntimeError:  # no writable cache location
+        return numba.njit(cache=False, nogil=True)(f)
+
+
+@_njit
+def _count2(d2, ta, tb):
+    """(#values <= ta, #values <= tb, #NaN or negative) in one pass (vectorised, no branch)."""
+    ca = 0
+    cb = 0
+    nan = 0
+    for i in range(d2.shape[0]):
+        v = d2[i]
+        ca += v <= ta
+        cb += v <= tb
+        nan += (v != v) | (v < 0.0)
+    return ca, cb, nan
+
+
+@_njit
+def _threshold(d2, k, work):
+    """(the k-th smallest value of d2, 0-based; False, and no value, when d2 has NaN or negative
+    values: those take `_select_ref`).
+
+    Keeps L < v_k <= H with the counts #(d2 <= L) <= k < #(d2 <= H): two order statistics of an
+    evenly spaced sample give the first pair of guesses, later pairs interpolate between L and
+    H around rank k (± √(values in between)); each pass counts the values up to both guesses
+    (branch-free, vectorised) and keeps the tighter bounds. When at most 32 values lie in
+    (L, H], they are gathered and the quickselect picks v_k among them."""
+    m = d2.shape[0]
+    ns = min(256, max(16, m // 8))
+    step = max(m // ns, 1)
+    ns = m // step
+    for t in range(ns):
+        work[t] = d2[t * step]
+    pos = (k + 0.5) * ns / m
+    half = math.sqrt(ns) + 1.0
+    lo_r = min(max(int(pos - half), 0), ns - 1)
+    hi_r = min(max(int(pos + half), lo_r), ns - 1)
+    ta = _kth(work[:ns], lo_r)
+    tb = _kth(work[lo_r:ns], hi_r - lo_r)
+    low, c_low = -1.0, 0
+    high, c_high = np.inf, m
+    for _ in range(48):
+        ca, cb, nan = _count2(d2, ta, tb)
+        if nan:
+            return 0.0, False
+        if ca > k:
+            high, c_high = ta, ca
+        else:
+            low, c_low = ta, ca
+            if cb > k:
+                high, c_high = tb, cb
+            else:
+                low, c_low = tb, cb
+        inside = c_high - c_low
+        if inside <= 32:
+            break
+        if high == np.inf:  # above every guess so far: grow
+            ta = low * 2.0 + 1.0
+            tb = low * 8.0 + 1.0
+            continue
+        d = math.sqrt(inside) + 1.0
+        fa = (k + 0.5 - d - c_low) / inside
+        fb = (k + 0.5 + d - c_low) / inside
+        ta = low + (high - low) * max(fa, 0.0)
+        tb = low + (high - low) * min(fb, 1.0)
+        if not low < ta:
+            ta = low + 0.5 * (high - low)
+        if not tb < high:
+            tb = high - 0.25 * (high - low)
+        if not (low < ta < high and low < tb < high):
+            break  # no float left between the bounds
+        if tb < ta:
+            ta, tb = tb, ta
+    c = 0
+    for i in range(m):  # no branch per record
+        v = d2[i]
+        work[c] = v
+        c += (v > low) & (v <= high)
+    return _kth(work[:c], k - c_low), True
+
+
+@_njit
+def select(d2, h, sub, work):
+    """The h records of smallest d2 into sub, in record order (module docstring)."""
+    m = d2.shape[0]
+    thr, ok = _threshold(d2, h - 1, work)
+    if not ok:
+        _select_ref(d2, h, sub, work)
+        return
+    c = 0
+    for i in range(m):  # records up to the threshold, without a branch per record
+        sub[c] = i
+        c += d2[i] <= thr
+    if c > h:  # ties at the threshold: the first ones in record order join
+        merged = 0
+        eq = h
+        for i in range(m):
+            eq -= d2[i] < thr
+        for i in range(m):
+            v = d2[i]
+            if v < thr or (v == thr and eq > 0):
+                if v == thr:
+                    eq -= 1
+                sub[merged] = i
+                merged += 1
+
+
+@_njit
+def _kth(a, k):
+    """The k-th smallest value of a (0-based), rearranging a (quickselect, Hoare partition with
+    a median-of-three pivot: many equal values split evenly)."""
+    lo, hi = 0, a.shape[0] - 1
+    while hi > lo:
+        mid = (lo + hi) >> 1
+        x, y, z = a[lo], a[mid], a[hi]
+        if x > y:
+            x, y = y, x
+        if y > z:
+            y = z
+            if x > y:
+                y = x
+        pivot = y
+        i, j = lo, hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                t = a[i]
+                a[i] = a[j]
+                a[j] = t
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return a[k]
+    return a[k]
+
+
+@_njit
+def _threshold_ref(d2, k, work):
+    """The k-th smallest value of d2 (0-based). From 1,000 values on, two order statistics of an
+    evenly spaced sample bracket it; one pass counts the values below the bracket and gathers
+    those inside it, and the k-th is selected among those few (quickselect on all values when
+    the bracket misses)."""
+    m = d2.shape[0]
+    if m >= 1000:
+        step = m // 256
+        ns = m // step
+        for t in range(ns):
+            work[t] = d2[t * step]
+        pos = (k + 0.5) * ns / m
+        half = 2.0 * math.sqrt(ns) + 2.0
+        lo_r = max(int(pos - half), 0)
+        hi_r = min(int(pos + half), ns - 1)
+        lo = _kth(work[:ns], lo_r)
+        hi = _kth(work[:ns], hi_r)
+        below = 0
+        c = 0
+        for i in range(m):  # no branch per record
+            v = d2[i]
+            below += v < lo
+            work[c] = v
+            c += (v >= lo) & (v <= hi)
+        if below <= k < below + c:
+            return _kth(work[:c], k - below)
+    for i in range(m):
+        work[i] = d2[i]
+    return _kth(work[:m], k)
+
+
+@_njit
+def _select_ref(d2, h, sub, work):
+    """The h records of smallest d2 into sub, in record order (ties: the first records)."""
+    m = d2.shape[0]
+    thr = _threshold_ref(d2, h - 1, work)
+    c = 0
+    for i in range(m):  # records up to the threshold, without a branch per record
+        sub[c] = i
+        c += d2[i] <= thr
+    if c > h:  # ties at the threshold: the first ones in record order join
+        merged = 0
+        eq = h
+        for i in range(m):
+            eq -= d2[i] < thr
+        for i in range(m):
+            v = d2[i]
+            if v < thr or (v == thr and eq > 0):
+                if v == thr:
+                    eq -= 1
+                sub[merged] = i
+                merged += 1
+    elif c < h:  # NaN distances (overflow): the smallest non-NaN ones, then the first NaN ones
+        merged = 0
+        for i in range(m):
+            if d2[i] == d2[i]:
+                work[merged] = d2[i]
+                merged += 1
+        thr = _kth(work[:merged], h - 1) if merged >= h else np.inf
+        merged = 0
+        eq = h
+        for i in range(m):
+            eq -= d2[i] < thr
+        for i in range(m):
+            v = d2[i]
+            if merged < h and (v < thr or (v == thr and eq > 0)):
+                if v == thr:
+                    eq -= 1
+                sub[merged] = i
+                merged += 1
+        for i in range(m):
+            if merged < h and d2[i] != d2[i]:
+                sub[merged] = i
+                merged += 1
+        sub[:h].sort()
+
+
