@@ -67,7 +67,7 @@ def paired_partitions(frames: Sequence[Any], *, what: str,
     return list(zip(*parts))
 
 
-def _run(fn: Callable[..., Any], what: str, error: type[SdcError], number: int | None,
+def _run(fn: Callable[..., Any], what: str, error: type[SdcError], number: int, info: bool,
          n: int, kwargs: dict[str, Any], *parts_and_args: Any) -> Any:
     parts = parts_and_args[:n]
     lengths = [len(p) for p in parts]
@@ -75,7 +75,7 @@ def _run(fn: Callable[..., Any], what: str, error: type[SdcError], number: int |
         raise error(f"internal: {what}: partition {number} of the frames paired record by "
                     f"record holds {lengths} records (partitions out of step); nothing was "
                     "changed")
-    if number is not None:
+    if info:
         kwargs = {**kwargs, "partition_info": {"number": number}}
     return fn(*parts_and_args, **kwargs)
 
@@ -96,8 +96,8 @@ def paired_calls(fn: Callable[..., Any], pairs: Sequence[tuple[Any, ...]], *args
     shared = [a if isinstance(a, Delayed) else dask.delayed(a, traverse=False) for a in args]
     shared_kw = dask.delayed(kwargs, traverse=False) if kwargs else {}
     call = dask.delayed(_run)
-    return [call(fn, what, error, i if partition_info else None, len(ps), shared_kw, *ps,
-                 *shared) for i, ps in enumerate(pairs)]
+    return [call(fn, what, error, i, bool(partition_info), len(ps), shared_kw, *ps, *shared)
+            for i, ps in enumerate(pairs)]
 
 
 def map_paired(fn: Callable[..., Any], frames: Sequence[Any], *args: Any, meta: Any, what: str,
