@@ -133,9 +133,10 @@ def fixed_partitions(ddf: Any) -> Any:
     >>> fixed_partitions(ddf).npartitions
     2
     """
-    if not _fusable_io(ddf):
+    expr = getattr(ddf, "expr", None)
+    if getattr(expr, "func", None) is _same or not _fusable_io(ddf):  # (already fixed)
         return ddf
-    return ddf.map_partitions(_same, meta=ddf._meta, align_dataframes=False)
+    return ddf.map_partitions(_same, meta=ddf._meta)
 
 
 def delayed_partitions(ddf: Any, columns: Sequence[str] | None = None) -> list[Any]:

@@ -107,7 +107,12 @@ def check_strata_fit(ddf: Any, strata: Sequence[str], columns: Sequence[str], wh
 
 def _with_position(part: pd.DataFrame, offsets: list[int], strata: list[str],
                    partition_info: dict | None = None) -> pd.DataFrame:
-    start = offsets[(partition_info or {}).get("number", 0)]
+    i = (partition_info or {}).get("number", 0)
+    start = offsets[i]
+    if len(offsets) > 1 and offsets[i + 1] - start != len(part):
+        raise TreatmentError(f"internal: partition {i} holds {len(part)} records where "
+                             f"{offsets[i + 1] - start} were counted (partitions out of step); "
+                             "the session is unchanged")
     out = part.reset_index(drop=True)
     out[_ROW] = np.arange(start, start + len(part), dtype=np.int64)
     for j, c in enumerate(strata):  # grouped on copies: the task sees the strata columns too
@@ -173,8 +178,9 @@ def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
     import dask
     import dask.dataframe as dd
 
-    from ._base import partition_lengths
+    from ._base import fixed_partitions, partition_lengths
 
+    ddf = fixed_partitions(ddf)  # every selection below has the partitions counted here
     strata, columns, out_columns = list(strata), list(columns), list(out_columns)
     if not checked:  # (``checked``: the caller ran `check_strata_fit`)
         check_strata_fit(ddf, strata, columns, what, progress=progress)
@@ -183,7 +189,7 @@ def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64).tolist()
     src = ddf[columns]
     posm = _with_position(src._meta, [0], strata)
-    pos = src.map_partitions(_with_position, offsets, strata, meta=posm, align_dataframes=False)
+    pos = src.map_partitions(_with_position, offsets, strata, meta=posm)
     meta = ddf._meta[out_columns].reset_index(drop=True)
     meta.insert(0, _ROW, np.zeros(0, dtype=np.int64))
     outm = ddf._meta[out_columns]
@@ -198,6 +204,9 @@ def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
         _stratum_task, fn, task_columns, meta=meta)
     full = [i for i, n in enumerate(lengths) if n]
     parts = src.to_delayed()
+    if len(parts) != len(lengths):
+        raise TreatmentError(f"internal: {what}: the frame has {len(parts)} partitions where "
+                             f"{len(lengths)} were counted; the session is unchanged")
     if not full:
         return ddf[out_columns] if not notes else ddf[out_columns[:-1]].assign(**{NOTES: None})
     divisions = [offsets[i] for i in full] + [offsets[full[-1] + 1] - 1]

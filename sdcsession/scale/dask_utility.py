@@ -122,25 +122,24 @@ def _numeric_results(parts: list[dict[str, Any]], second: list[dict[str, Any]],
 def utility_measures(original: Any, masked: Any, *, keys: Sequence[str] = (),
                      numeric: Sequence[str] = (), changed: Sequence[str] | None = None,
                      progress: bool | None = None) -> dict[str, Any]:
-    """Utility of ``masked`` vs ``original`` (two Dask frames with corresponding partitions), in
+    """Utility of ``masked`` vs ``original`` (two Dask frames whose partitions hold the same
+    records, paired partition by partition: `sdcsession.scale._pairing`), in
     two passes: a dict with ``suppressions``, ``records_changed`` (of the ``changed`` columns;
     default keys and numeric), ``entropy`` (DataFrames), ``il1s`` (float, None, or the
     `MeasureError` the in-memory measure raises), ``moments`` (DataFrame or None) and
     ``correlation_discrepancy`` (float, None or a `MeasureError`). See the module docstring for
     the formulas."""
-    import dask
-
     from ..utility.categorical.measures import suppressions_frame
     from ..utility.continuous.exact import means
+    from ._pairing import paired_calls, paired_partitions
 
     keys, numeric = list(keys), list(numeric)
     changed = keys + numeric if changed is None else list(changed)
-    if original.npartitions != masked.npartitions:
-        raise MeasureError("utility: the original and treated frames have different partitions")
     cols = list(dict.fromkeys(keys + numeric + changed))
-    pairs = list(zip(original[cols].to_delayed(), masked[cols].to_delayed()))
-    parts = compute(*[dask.delayed(_part_stats)(a, b, keys, changed, numeric) for a, b in pairs],
-                    progress=progress)
+    what = "utility (the original and the treated frame)"
+    pairs = paired_partitions([original[cols], masked[cols]], what=what, error=MeasureError)
+    parts = compute(*paired_calls(_part_stats, pairs, keys, changed, numeric, what=what,
+                                  error=MeasureError), progress=progress)
     n = sum(p["n"] for p in parts)
     supp = np.array([sum(p["supp"][c] for p in parts) for c in keys], dtype=np.int64)
     ent_o, ent_n = [], []
@@ -158,8 +157,8 @@ def utility_measures(original: Any, masked: Any, *, keys: Sequence[str] = (),
         "il1s": None, "moments": None, "correlation_discrepancy": None}
     if numeric and n:
         mx, mz = means([p["num"] for p in parts])
-        second = compute(*[dask.delayed(_part_second)(a, b, numeric, mx, mz) for a, b in pairs],
-                         progress=progress)
+        second = compute(*paired_calls(_part_second, pairs, numeric, mx, mz, what=what,
+                                       error=MeasureError), progress=progress)
         out.update(_numeric_results(list(parts), list(second), numeric))
     ch = np.array([sum(p["changed"][c] for p in parts) for c in changed], dtype=np.int64)
     out["records_changed"] = pd.DataFrame(

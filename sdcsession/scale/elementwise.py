@@ -49,8 +49,9 @@ from ..methods.recoding.rounding import RoundValues
 from ..methods.recoding.top_bottom import TopBottomCode
 from ..methods.recoding.treatments import GlobalRecode, global_recode, interval_breaks
 from ..roles import Roles
-from ._base import add_counts, compute, persist
+from ._base import add_counts, compute, fixed_partitions, persist
 from ._encode import scan
+from ._pairing import compute_paired, map_paired
 
 __all__ = ["DISTRIBUTED", "distributed", "apply_distributed", "DistributedResult",
            "replace_columns", "map_columns", "not_distributable"]
@@ -90,14 +91,17 @@ def not_distributable(treatment: Treatment, why: str = "") -> TreatmentError:
 
 def apply_distributed(treatment: Treatment, ddf: Any, roles: Roles, *, seed: int,
                       progress: bool | None = None) -> DistributedResult:
-    """Apply ``treatment`` to the Dask frame ``ddf`` through its registered distributed apply.
+    """Apply ``treatment`` to the Dask frame ``ddf`` through its registered distributed apply
+    (on `sdcsession.scale._base.fixed_partitions` of ``ddf``).
 
     Raises `TreatmentError` when the treatment type has none (see `not_distributable`).
     """
     fn = DISTRIBUTED.get(type(treatment))
     if fn is None:
         raise not_distributable(treatment)
-    return fn(treatment, ddf, roles, seed, progress)
+    # every selection of columns keeps the frame's partitions (a Parquet reader is not fused
+    # differently per selection), so the kernels' paired partitions hold the same records
+    return fn(treatment, fixed_partitions(ddf), roles, seed, progress)
 
 
 # ------------------------------------------------------------------------------ plumbing
@@ -111,9 +115,12 @@ def _put(part: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
 
 def replace_columns(ddf: Any, new: Any) -> Any:
     """``ddf`` with the columns of ``new`` (a Dask frame with the same partitions) replacing its
-    own, partition by partition (by position: no index alignment, divisions need not be known)."""
+    own, partition by partition: partition i of ``new`` goes into partition i of ``ddf``
+    (`sdcsession.scale._pairing.map_paired`: paired explicitly, not by index, so the index may
+    be unknown or repeated; divisions need not be known). The result is one frame of its own,
+    so later projections and reductions of it cannot re-pair its partitions."""
     meta = ddf._meta.assign(**{c: new._meta[c] for c in new.columns})
-    return ddf.map_partitions(_put, new, meta=meta, align_dataframes=False)
+    return map_paired(_put, [ddf, new], meta=meta, what="the treated columns")
 
 
 def _first_nonempty_meta(kernel: Callable[..., pd.DataFrame], ddf: Any, args: tuple) -> pd.DataFrame:
@@ -142,15 +149,9 @@ def map_columns(ddf: Any, columns: Sequence[str], kernel: Callable[..., pd.DataF
 
 def partition_stats(fn: Callable[..., dict[str, Any]], *frames: Any,
                     progress: bool | None = None) -> dict[str, Any]:
-    """``fn(part_a, part_b, ...)`` on aligned partitions of ``frames``, the counts added."""
-    import dask
-
-    parts = [f.to_delayed() for f in frames]
-    if len({len(p) for p in parts}) > 1:
-        raise TreatmentError("internal: the frames have different partitions "
-                             f"({[len(p) for p in parts]}); the session is unchanged")
-    out = compute(*[dask.delayed(fn)(*ps) for ps in zip(*parts)], progress=progress)
-    return add_counts(list(out))
+    """``fn(part_a, part_b, ...)`` on the paired partitions of ``frames`` (partition i of every
+    frame, `sdcsession.scale._pairing.compute_paired`), the counts added."""
+    return add_counts(compute_paired(fn, frames, what="the counts of the step", progress=progress))
 
 
 def _differ(a: pd.Series, b: pd.Series) -> int:

@@ -159,8 +159,7 @@ class FrequencyModel:
         meta = pd.DataFrame({"fk": pd.Series(dtype="int64" if self.int_fk else "float64"),
                              "Fk": pd.Series(dtype="float64")})
         return ddf[cols].map_partitions(_lookup_part, self.tables, self.plan, self.pairs,
-                                        self.weight, self.int_fk, meta=meta,
-                                        align_dataframes=False)
+                                        self.weight, self.int_fk, meta=meta)
 
 
 def frequency_model(ddf: Any, keys: str | Iterable[str], *, weight: str | None = None,

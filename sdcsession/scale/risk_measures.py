@@ -158,22 +158,27 @@ def _household_lookup(r: pd.Series, h: pd.Series, table: Any) -> pd.Series:
 
 def household_risk(risk: Any, household: Any, *, progress: bool | None = None) -> Any:
     """Household risk 1 − ∏(1 − r_i) over each record's household, as a lazy Dask Series,
-    from the individual risks and the household ids (two Dask Series with the same partitions).
+    from the individual risks and the household ids (two Dask Series whose partitions hold the
+    same records: paired partition by partition, `sdcsession.scale._pairing`; `MeasureError`
+    when they have different partitions).
 
     The sums of log1p(−r_i) per household are folded over the partitions in record order, so the
     result equals `sdcsession.risk.household_risk_from_individual` bit for bit, also for
     households spread over several partitions.
+
+    Missing values: a missing household id is refused (`MeasureError`).
     """
     import dask
 
-    if risk.npartitions != household.npartitions:
-        raise MeasureError("household: the risks and the household ids have different partitions")
-    parts = [dask.delayed(tuple)([r, h]) for r, h in zip(risk.to_delayed(),
-                                                          household.to_delayed())]
+    from ._pairing import map_paired, paired_partitions
+
+    what = "household risk (the risks and the household ids)"
+    pairs = paired_partitions([risk, household], what=what, error=MeasureError)
+    parts = [dask.delayed(tuple)(list(p)) for p in pairs]
     table = ordered_fold(parts, _household_pair, empty_carry(1), progress=progress)
     shared = dask.delayed(table, traverse=False).persist()
-    return risk.map_partitions(_household_lookup, household, shared, align_dataframes=False,
-                               meta=pd.Series(dtype="float64", name="household_risk"))
+    return map_paired(_household_lookup, [risk, household], shared, paired=pairs, what=what,
+                      error=MeasureError, meta=pd.Series(dtype="float64", name="household_risk"))
 
 
 # --------------------------------------------------------------------------- l-diversity
@@ -270,5 +275,4 @@ def l_diversity(ddf: Any, keys: str | Iterable[str], sensitive: str | Iterable[s
     meta = pd.DataFrame({f"{v}_{m}": pd.Series(dtype="float64" if m == "entropy" else "int64")
                          for v in sens for m in ("distinct", "entropy", "recursive")})
     shared = dask.delayed(tables, traverse=False).persist()
-    return ddf[keys].map_partitions(_ldiv_part, kplan, shared, sens, meta=meta,
-                                    align_dataframes=False)
+    return ddf[keys].map_partitions(_ldiv_part, kplan, shared, sens, meta=meta)

@@ -113,9 +113,11 @@ def _linked_counts(after: pd.DataFrame, linked: pd.DataFrame) -> dict[str, Any]:
 def _follow_linked(before: Any, after: Any, roles: Roles, notes: dict[str, Any]) -> Any:
     """The Dask version of `sdcsession.session.guards.follow_linked`: ``after`` with the linked
     variables of every record whose key changed since ``before`` set to missing, partition by
-    partition (the frames of a step share their partitions), with the same values, dtypes and
-    notes (``linked_suppressed``) as the pandas path."""
+    partition (the frames of a step share their partitions, paired explicitly by
+    `sdcsession.scale._pairing`), with the same values, dtypes and notes
+    (``linked_suppressed``) as the pandas path."""
     from ...scale._base import persist
+    from ...scale._pairing import map_paired
     from ...scale.elementwise import partition_stats, replace_columns
 
     if not roles.linked:
@@ -133,8 +135,8 @@ def _follow_linked(before: Any, after: Any, roles: Roles, notes: dict[str, Any])
     need = list(dict.fromkeys(keys + cols))
     dtypes = {c: _na_dtype(after._meta_nonempty[c]) for c in cols}
     meta = pd.DataFrame({c: pd.Series(dtype=dtypes[c]) for c in cols})
-    new = after[need].map_partitions(_linked_part, before[keys], roles, cols, dtypes, meta=meta,
-                                     align_dataframes=False)
+    new = map_paired(_linked_part, [after[need], before[keys]], roles, cols, dtypes, meta=meta,
+                     what="the linked variables (the state before and after the step)")
     new = persist(new)
     counts = partition_stats(_linked_counts, after[cols], new)
     counts = {c: int(v) for c, v in counts.items() if v}

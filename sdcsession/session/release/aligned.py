@@ -14,8 +14,9 @@ and on Dask with one code path (internal to the release check).
 The release check's findings are written once against the operations pandas and Dask frames
 share (sums, counts, ``nunique``, ``value_counts``, ``drop_duplicates``, ``groupby``,
 ``merge``, ``map``) and computed with `Aligned.compute`, so both engines give the same counts.
-A Dask frame is glued partition by partition (`map_partitions` without index alignment: the
-states of a session keep the partitions of the original) and is never persisted: every
+A Dask frame is glued partition by partition (partition i of the state with partition i of
+the original, paired explicitly by `sdcsession.scale._pairing`: the states of a session keep
+the partitions of the original) and is never persisted: every
 computation over it glues each partition again, so a worker holds a few partitions at a time,
 whatever the size of the data. `Aligned.changed` counts the changed records of many columns in
 one pass without building the frame.
@@ -150,18 +151,16 @@ class Aligned:
 
             lengths = partition_lengths(self.data, progress=False)
             self._offsets = [int(v) for v in np.concatenate([[0], np.cumsum(lengths)[:-1]])]
-        import dask
-        import dask.dataframe as dd
+        from ...errors import MeasureError
+        from ...scale._pairing import map_paired
 
         meta = _glue(self.data._meta[rel], self.original._meta[org], both, None)
-        # partitions paired explicitly (delayed, opaque to the optimiser): a map_partitions over
-        # two frames let later column projections and reductions re-pair them, so that a count
-        # over the aligned frame could compare a record with another record's original
-        parts = [dask.delayed(_glue)(a, b, both, self._offsets, {"number": i})
-                 for i, (a, b) in enumerate(zip(self.data[rel].to_delayed(),
-                                                self.original[org].to_delayed(), strict=True))]
-        return dd.from_delayed(parts, meta=meta, divisions=self.data.divisions,
-                               verify_meta=False)
+        # partitions paired explicitly (`sdcsession.scale._pairing`): a map_partitions over two
+        # frames let later column projections and reductions re-pair them, so that a count over
+        # the aligned frame could compare a record with another record's original
+        return map_paired(_glue, [self.data[rel], self.original[org]], both, self._offsets,
+                          meta=meta, what="the release check (the state and the original)",
+                          error=MeasureError, partition_info=True)
 
     def changed(self, columns: list[str]) -> dict[str, int]:
         """``{column: records whose value was changed or blanked}`` (the sums of the ``chg:``
@@ -173,13 +172,12 @@ class Aligned:
             return {}
         if not self.dask:
             return dict(zip(both, _changed_part(self.data[both], self.original[both], both)))
-        import dask
+        from ...errors import MeasureError
+        from ...scale._pairing import compute_paired
 
-        from ...scale._base import compute
-
-        parts = zip(self.data[both].to_delayed(), self.original[both].to_delayed(), strict=True)
-        counts = compute(*[dask.delayed(_changed_part)(a, b, both) for a, b in parts],
-                         progress=False)
+        counts = compute_paired(_changed_part, [self.data[both], self.original[both]], both,
+                                what="the release check (the state and the original)",
+                                error=MeasureError, progress=False)
         return dict(zip(both, (int(v) for v in np.sum(counts, axis=0))))
 
     def per_partition(self, f: Any, fn: Any, *args: Any) -> list[Any]:

@@ -241,8 +241,7 @@ def _per_household(al: Aligned, f: Any, key: str, values: Any, name: str) -> Any
 
     (vals,) = al.compute(values)
     meta = f._meta.assign(**{name: f._meta[key].map(vals.iloc[:0])})
-    return f.map_partitions(_lookup_part, key, dask.delayed(vals), name, meta=meta,
-                            align_dataframes=False)
+    return f.map_partitions(_lookup_part, key, dask.delayed(vals), name, meta=meta)
 
 
 def _household(cx: _Context, treated: list[str]) -> list[dict[str, Any]]:
