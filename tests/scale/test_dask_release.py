@@ -69,7 +69,7 @@ def test_release_check_same_findings_as_pandas(silc, npartitions, on, request):
     assert "linked" not in checks
 
 
-@pytest.mark.parametrize("npartitions", [1, 3, 7])
+@pytest.mark.parametrize("npartitions", [1, 7])  # any partitioning: the hypothesis test below
 def test_new_ids_and_export_order_equal_pandas(silc, npartitions, tmp_path):
     p = _steps(silc).new_ids()
     d = _steps(dd.from_pandas(silc, npartitions=npartitions)).new_ids()
