@@ -3,7 +3,7 @@ cache location (numba would refuse to define the function)."""
 
 import numba
 
-import sdcsession.methods._jit as J
+import sdcsession.risk._jit as J
 
 
 def test_cache_when_possible_and_fallback_without_a_cache_location(monkeypatch):

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit
+from ...risk._jit import jit
 
 __all__: list[str] = []
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit
+from ...risk._jit import jit
 from ._mdav_jit import _nearest, _remove, removal_tree
 
 __all__: list[str] = []

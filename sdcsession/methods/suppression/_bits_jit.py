@@ -23,7 +23,7 @@ trie of the queries).
   the old row only), by enumerating the bits that differ.
 - `BitIndex.update`: data rows changed (bits moved between sets, no re-sorting).
 
-The kernels are compiled on first use and cached (``numba.njit(cache=True)``, `sdcsession.methods._jit`); numba is imported
+The kernels are compiled on first use and cached (``numba.njit(cache=True)``, `sdcsession.risk._jit`); numba is imported
 only when this module is, never by ``import sdcsession``.
 """
 
@@ -33,7 +33,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._jit import jit
+from ...risk._jit import jit
 
 __all__ = ["BitIndex", "first_per_group", "first_unlocked"]
 

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import jit
+from ...risk._jit import jit
 from ._hub_trie import default_cap, hub_trie
 
 __all__ = ["CLUSTER_KEYS", "MANY_KEYS_ENGINE", "cluster_suppress", "hub_suppress"]

@@ -12,20 +12,16 @@ cached on disk).
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any
 
-import numba
 import numpy as np
+
+from .._jit import jit
 
 __all__ = ["kernels"]
 
 
-def njit(f: Any) -> Any:  # pragma: no cover - trivial
-    """``numba.njit`` with the on-disk cache, without it where no cache location is writable."""
-    try:
-        return numba.njit(cache=True, nogil=True)(f)
-    except RuntimeError:  # no writable cache location
-        return numba.njit(cache=False, nogil=True)(f)
+#: ``numba.njit`` with the on-disk cache (`sdcsession.risk._jit`), releasing the GIL
+njit = jit(nogil=True)
 
 
 @njit

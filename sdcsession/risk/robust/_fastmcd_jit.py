@@ -21,31 +21,20 @@ millisecond, where stacked numpy arrays paid for hundreds of small calls.
 from __future__ import annotations
 
 import math
-from typing import Any
 
-import numba
 import numpy as np
 
+from .._jit import jit
 from ._fastmcd_select import select as _select
 
 __all__ = ["csteps", "start_fits"]
 
 
-def _njit(f: Any) -> Any:  # pragma: no cover - trivial
-    """``numba.njit`` with the on-disk cache, without it where no cache location is writable."""
-    try:
-        return numba.njit(cache=True, nogil=True)(f)
-    except RuntimeError:  # no writable cache location
-        return numba.njit(cache=False, nogil=True)(f)
-
-
-def _njit_sums(f: Any) -> Any:  # pragma: no cover - trivial
-    """`_njit` allowing the reassociation of sums (vectorised reductions; the last bits of a
-    sum depend on the grouping, the result is still the same on every run)."""
-    try:
-        return numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})(f)
-    except RuntimeError:  # no writable cache location
-        return numba.njit(cache=False, nogil=True, fastmath={"reassoc", "contract"})(f)
+#: ``numba.njit`` with the on-disk cache (`sdcsession.risk._jit`), releasing the GIL
+_njit = jit(nogil=True)
+#: `_njit` allowing the reassociation of sums (vectorised reductions; the last bits of a sum
+#: depend on the grouping, the result is still the same on every run)
+_njit_sums = jit(nogil=True, fastmath={"reassoc", "contract"})
 
 
 @_njit

@@ -21,20 +21,16 @@ Communications of the ACM 18, 165–172.
 from __future__ import annotations
 
 import math
-from typing import Any
 
-import numba
 import numpy as np
+
+from .._jit import jit
 
 __all__ = ["select"]
 
 
-def _njit(f: Any) -> Any:  # pragma: no cover - trivial
-    """``numba.njit`` with the on-disk cache, without it where no cache location is writable."""
-    try:
-        return numba.njit(cache=True, nogil=True)(f)
-    except RuntimeError:  # no writable cache location
-        return numba.njit(cache=False, nogil=True)(f)
+#: ``numba.njit`` with the on-disk cache (`sdcsession.risk._jit`), releasing the GIL
+_njit = jit(nogil=True)
 
 
 @_njit

@@ -1,7 +1,7 @@
-"""The numba decorator of the compiled kernels (internal): ``numba.njit`` with its on-disk cache
-(``cache=True``: compiled once, then loaded from ``__pycache__`` or numba's user cache), and
-without the cache where no cache location is writable (a read-only installation without a
-writable home directory), where numba would otherwise refuse to define the function."""
+"""The numba decorator of every compiled kernel of risk and methods (internal): ``numba.njit``
+with its on-disk cache (``cache=True``: compiled once, then loaded from ``__pycache__`` or numba's
+user cache), and without the cache where no cache location is writable (a read-only installation
+without a writable home directory), where numba would otherwise refuse to define the function."""
 
 from __future__ import annotations
 
