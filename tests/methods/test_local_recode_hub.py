@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_suppression_cluster import _census  # the same census-like file as the clustering
 
 import sdcsession as sdc
 from sdcsession.errors import ParameterError
@@ -193,19 +194,6 @@ def test_bad_parameters(params):
 
 
 # ----------------------------------------------------------------- local suppression, many keys
-def _census(n: int, cards: list[int], seed: int) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    prof = rng.integers(0, 50, n)
-    cols = {}
-    for j, c in enumerate(cards):
-        q = 1.0 / np.arange(1, c + 1) ** 1.1
-        base = rng.choice(c, size=n, p=q / q.sum())
-        shift = rng.integers(0, c, 50)
-        cols[f"k{j}"] = pd.Categorical(np.where(rng.random(n) < 0.7, (base + shift[prof]) % c,
-                                                base))
-    return pd.DataFrame(cols)
-
-
 @pytest.fixture
 def hub_only(monkeypatch):
     from sdcsession.methods.suppression import _core

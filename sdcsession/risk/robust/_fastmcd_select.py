@@ -114,11 +114,18 @@ def _threshold(d2, k, work):
 @_njit
 def select(d2, h, sub, work):
     """The h records of smallest d2 into sub, in record order (module docstring)."""
-    m = d2.shape[0]
     thr, ok = _threshold(d2, h - 1, work)
     if not ok:
         _select_ref(d2, h, sub, work)
         return
+    _take(d2, h, thr, sub)
+
+
+@_njit
+def _take(d2, h, thr, sub):
+    """The records with d2 <= thr into sub, in record order; when more than h, the ones below
+    thr and the first ones at thr (ties: the first records). Returns how many were <= thr."""
+    m = d2.shape[0]
     c = 0
     for i in range(m):  # records up to the threshold, without a branch per record
         sub[c] = i
@@ -135,6 +142,7 @@ def select(d2, h, sub, work):
                     eq -= 1
                 sub[merged] = i
                 merged += 1
+    return c
 
 
 @_njit
@@ -210,23 +218,8 @@ def _select_ref(d2, h, sub, work):
     """The h records of smallest d2 into sub, in record order (ties: the first records)."""
     m = d2.shape[0]
     thr = _threshold_ref(d2, h - 1, work)
-    c = 0
-    for i in range(m):  # records up to the threshold, without a branch per record
-        sub[c] = i
-        c += d2[i] <= thr
-    if c > h:  # ties at the threshold: the first ones in record order join
-        merged = 0
-        eq = h
-        for i in range(m):
-            eq -= d2[i] < thr
-        for i in range(m):
-            v = d2[i]
-            if v < thr or (v == thr and eq > 0):
-                if v == thr:
-                    eq -= 1
-                sub[merged] = i
-                merged += 1
-    elif c < h:  # NaN distances (overflow): the smallest non-NaN ones, then the first NaN ones
+    c = _take(d2, h, thr, sub)
+    if c < h:  # NaN distances (overflow): the smallest non-NaN ones, then the first NaN ones
         merged = 0
         for i in range(m):
             if d2[i] == d2[i]:
