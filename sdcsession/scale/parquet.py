@@ -104,6 +104,7 @@ def write_parquet(ddf: Any, path: Any, *, overwrite: bool = False, protect: Any 
     if not out.parent.exists():
         raise DataFileError(f"path: the directory {str(out.parent)!r} does not exist")
     kw.setdefault("name_function", _part_name)
+    ddf = _common_dtypes(ddf)
     task = ddf.to_parquet(str(out), write_index=write_index, compute=False, **kw)
     if progress_enabled(progress):
         from ._base import compute
@@ -112,6 +113,31 @@ def write_parquet(ddf: Any, path: Any, *, overwrite: bool = False, protect: Any 
     else:
         task.compute()
     return out
+
+
+def _common_dtypes(ddf: Any) -> Any:
+    """``ddf`` with every numeric column in one dtype in all partitions: the common type of its
+    partitions' dtypes (int64 and float64: float64), which the pandas path gives for the whole
+    file. A step can change a column's dtype in some partitions only (local suppression
+    blanks int keys to float64 where it suppresses) and not in the frame's meta; Parquet needs
+    one schema. One pass reads the partitions' dtypes; other columns are left as they are."""
+    import dask
+
+    from ._base import compute
+
+    kinds = compute(*[dask.delayed(lambda p: p.dtypes)(part) for part in ddf.to_delayed()],
+                    progress=False)
+    meta = ddf._meta
+    common = {}
+    for c in meta.columns:
+        seen = {k[c] for k in kinds}
+        if all(pd.api.types.is_numeric_dtype(t) and isinstance(t, np.dtype) for t in seen):
+            t = np.result_type(*seen) if seen else meta[c].dtype
+            if any(x != t for x in seen) or meta[c].dtype != t:
+                common[c] = t
+    if not common:
+        return ddf
+    return ddf.map_partitions(lambda p: p.astype(common), meta=meta.astype(common))
 
 
 def _row_bytes(part: pd.DataFrame) -> bytes:
