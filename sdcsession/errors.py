@@ -120,3 +120,25 @@ def install_hint(extra: str) -> str:
         return (f'pip install -e "{base}[{extra}]" (this checkout; from PyPI: '  # egg-info
                 f'pip install sdcsession[{extra}])')
     return f'pip install "sdcsession[{extra}]"'
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` that points at the first caller outside this
+    package: the user's line, however deep in the package the warning is raised (and through the
+    session's argument guard). Call it in the function that calls ``warnings.warn``.
+
+    Example
+    -------
+    >>> import warnings
+    >>> warnings.warn("shown at the caller's line", SdcWarning, stacklevel=user_stacklevel())
+    """
+    import os
+    import sys
+
+    root = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(root):
+        frame = frame.f_back
+        level += 1
+    return level

@@ -24,7 +24,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from .errors import RoleError, SdcWarning
+from .errors import RoleError, SdcWarning, user_stacklevel
 
 __all__ = ["Roles", "as_names", "value_counts", "value_problems"]
 
@@ -371,5 +371,5 @@ class Roles:
                 warnings.warn(
                     f"key variable {c!r} has {nunique} distinct values: almost every record is "
                     "unique on it; recode it (global_recode) or declare it as numeric",
-                    SdcWarning, stacklevel=3)
+                    SdcWarning, stacklevel=user_stacklevel())
         return self

@@ -11,7 +11,14 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import DataFileError, MissingDependencyError, ParameterError, SdcError, SdcWarning
+from ..errors import (
+    DataFileError,
+    MissingDependencyError,
+    ParameterError,
+    SdcError,
+    SdcWarning,
+    user_stacklevel,
+)
 from .compressed import check_expansion, compression_of, open_compressed
 from .formats import (
     _DELIMITERS,
@@ -219,7 +226,7 @@ def _read_csv(
                     f"{p}: read as a single column {head[:60]!r}; if the delimiter is "
                     f"{others[0]!r}, pass sep={others[0]!r}",
                     SdcWarning,
-                    stacklevel=3,
+                    stacklevel=user_stacklevel(),
                 )
     return df
 

@@ -22,7 +22,7 @@ from .formats import (
 )
 from .labels import _categories_to_labelled, _column_labels
 
-__all__ = ["write_data", "write_text", "check_target", "protected_paths"]
+__all__ = ["write_data", "write_text", "check_target", "protected_paths", "check_writer_options"]
 
 _PATHLIKE = (str, os.PathLike)
 
@@ -81,6 +81,7 @@ def write_data(
         _require_pyarrow()
     elif fmt in ("stata", "spss", "xport"):
         _pyreadstat()
+    check_writer_options(fmt, kw)
     if not all(isinstance(c, str) for c in df.columns):
         df = df.rename(columns=str)
 
@@ -108,6 +109,43 @@ def write_data(
         if tmp.exists():
             tmp.unlink()
     return p
+
+
+#: options users pass for what another parameter does here
+_OPTION_HINTS = {"keep_order": "shuffle=False", "random_order": "shuffle",
+                 "overwrite_ok": "overwrite", "replace": "overwrite", "delimiter": "sep"}
+
+
+def check_writer_options(fmt: str, kw: dict[str, Any]) -> None:
+    """ParameterError naming an extra keyword argument that the format's writer does not take
+    (instead of the writer's own TypeError after the checks). Parquet's extra options go to
+    pyarrow, which takes any name, so they are not checked."""
+    if not kw or fmt == "parquet":
+        return
+    import difflib
+    import inspect
+
+    if fmt in ("csv", "tsv"):
+        writer: Any = pd.DataFrame.to_csv
+        fixed = {"self", "path_or_buf", "sep", "index"}
+        label = "pandas.DataFrame.to_csv"
+    else:
+        prs = _pyreadstat()
+        writer = {"xport": prs.write_xport, "stata": prs.write_dta, "spss": prs.write_sav}[fmt]
+        fixed = {"df", "dst_path", "column_labels"}
+        label = f"pyreadstat.{writer.__name__}"
+    try:
+        allowed = set(inspect.signature(writer).parameters) - fixed
+    except (TypeError, ValueError):  # a compiled writer without a signature: let it decide
+        return
+    for name in kw:
+        if name not in allowed:
+            hint = _OPTION_HINTS.get(name)
+            close = difflib.get_close_matches(name, sorted(allowed), n=1, cutoff=0.6)
+            extra = (f" (use {hint})" if hint else f" (did you mean {close[0]!r}?)" if close
+                     else "")
+            raise ParameterError(f"{name}: not an option of the export or of the {fmt} writer "
+                                 f"({label}){extra}")
 
 
 def _write_readstat(df: pd.DataFrame, tmp: Path, fmt: str, kw: dict[str, Any]) -> None:

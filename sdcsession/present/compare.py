@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError, SdcWarning
+from ..errors import ParameterError, SdcWarning, user_stacklevel
 from ..session.views.scenario_measures import (  # the measure columns live in the session layer
     DEFAULT_MEASURES,
     GDU_MAX_RECORDS,  # noqa: F401  (re-exported)
@@ -113,7 +113,7 @@ def compare(*items: Any, measures: Any = None, original: bool = False) -> Compar
     if failed:
         msg = "; ".join(f"{k}: {v}" for k, v in failed.items())
         warnings.warn(f"compare: some measures could not be computed (NaN): {msg}", SdcWarning,
-                      stacklevel=2)
+                      stacklevel=user_stacklevel())
     if sc:
         root = sc[0][1].path()[0]
         df.attrs["original"] = {m.column: _value(m, root.state, "original", {})

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DataFileError, ParameterError, SdcError
+from ..errors import DataFileError, ParameterError, SdcError, user_stacklevel
 from .display import esc
 from .report_attacks import attack_section
 from .report_sections import (
@@ -287,7 +287,7 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     for s in ss[1:]:
         if s.history[0] is not ss[0].history[0]:
             warnings.warn("report: the scenarios do not share one original; the data section "
-                          "and the 'original' column describe the first one", stacklevel=2)
+                          "and the 'original' column describe the first one", stacklevel=user_stacklevel())
             break
     title = title or f"Disclosure control report: {', '.join(s.name for s in ss)}"
     with warnings.catch_warnings(record=True) as caught:

@@ -62,7 +62,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..errors import MeasureError, SdcWarning
+from ..errors import MeasureError, SdcWarning, user_stacklevel
 from ._codes import (
     as_keys,
     check_alpha,
@@ -387,7 +387,7 @@ def warn_fk_above_Fk(fk: np.ndarray, Fk: np.ndarray, index: pd.Index) -> None:
             f"weight: {bad.size} record(s) have an estimated population frequency Fk below their "
             f"sample frequency fk (weights smaller than 1), so pk = fk/Fk > 1; records "
             f"{shown}{more}. Their individual risk is computed with pk = 1 (risk 1/fk).",
-            SdcWarning, stacklevel=3)
+            SdcWarning, stacklevel=user_stacklevel())
 
 
 def frequencies(

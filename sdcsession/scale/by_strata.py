@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import SdcWarning, TreatmentError
+from ..errors import SdcWarning, TreatmentError, user_stacklevel
 from ..methods.base import require_columns
 from ..methods.suppression._args import _check_k_fits, _ranks
 from ..methods.suppression._strata import _label, _order, k_max, k_note, k_per_group
@@ -387,5 +387,5 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
             f"local_suppression: {notes['unresolvable']} record(s) in "
             f"{sum(1 for p in parts if p.get('unresolvable'))} stratum/strata with fewer than "
             f"their k {'weight' if t.weighted else 'records'} cannot reach k-anonymity; they were "
-            "left unsuppressed", SdcWarning, stacklevel=5)
+            "left unsuppressed", SdcWarning, stacklevel=user_stacklevel())
     return DistributedResult(replace_columns(ddf, new), notes=notes)

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import SdcWarning, TreatmentError
+from ..errors import SdcWarning, TreatmentError, user_stacklevel
 from ..methods.base import require_columns
 from ..methods.noise.addition import AddNoise, numeric_block
 from ..methods.noise.covariance import (
@@ -334,7 +334,7 @@ def _noise(t: AddNoise, ddf: Any, roles: Roles, seed: int, progress: Any) -> Dis
     notes: dict[str, Any] = {"method": t.method, "noise": t.noise, "all_missing": list(empty)}
     if empty:  # as in memory: passed through unchanged, with a warning
         warnings.warn(f"add_noise: column(s) {list(empty)} have only missing values; passed "
-                      "through unchanged", SdcWarning, stacklevel=5)
+                      "through unchanged", SdcWarning, stacklevel=user_stacklevel())
     keep = [j for j, k in enumerate(counts) if k > 0]
     if not keep:
         notes.update(sd_spec={}, sd_realised={}, changed={}, bounded={}, domain={})

@@ -75,7 +75,10 @@ def register_method(cls: type, name: str | None = None) -> Callable[[F], F]:
     """
 
     def deco(fn: F) -> F:
-        setattr(cls, name or fn.__name__, fn)
+        from .calls import guarded
+
+        label = name or fn.__name__
+        setattr(cls, label, guarded(fn, label))  # misnamed arguments: an ArgumentError
         return fn
 
     return deco

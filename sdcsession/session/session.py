@@ -26,11 +26,13 @@ from ..errors import (
     RecipeError,
     RoleError,
     SdcWarning,
+    user_stacklevel,
 )
 from ..methods.base import Treatment, check_int, check_number
 from ..methods.basic import Recode, RemoveColumns
 from ..roles import Roles
 from ..scale._base import is_dask_frame
+from .calls import guard_calls
 from .contracts import ContractsMixin
 from .history import HistoryView, Step, Tree, step_seed
 from .optimize import optimize as _optimize
@@ -95,6 +97,7 @@ class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin, ProjectMixin)
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
+        guard_calls(cls)
         register_session_class(cls)
 
     def __init__(self, data: pd.DataFrame, keys: Iterable[str] | str | None = None, *,
@@ -322,7 +325,7 @@ class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin, ProjectMixin)
                 observer(self)
             except Exception as e:  # noqa: BLE001 - a display hook must never break a step
                 warnings.warn(f"session observer failed ({type(e).__name__}: {e})"[:300],
-                              SdcWarning, stacklevel=3)
+                              SdcWarning, stacklevel=user_stacklevel())
 
     # ------------------------------------------------------------- treatments
     def recode(self, column: str, mapping: Mapping[Any, Any]) -> SdcSession:
@@ -417,4 +420,5 @@ class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin, ProjectMixin)
         return session_text(self)
 
 
+guard_calls(SdcSession)
 register_session_class(SdcSession)

@@ -113,7 +113,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ...errors import ParameterError, SdcWarning, TreatmentError
+from ...errors import ParameterError, SdcWarning, TreatmentError, user_stacklevel
 from ...risk.exact_moments import column_means, column_parts, pair_parts, spread_parts
 from ...risk.robust.minimum_covariance import mcd
 from ...roles import Roles
@@ -321,7 +321,7 @@ def add_noise(data: pd.DataFrame, columns: list[str] | tuple[str, ...], *,
     notes: dict[str, Any] = {"method": method, "noise": noise, "all_missing": list(empty)}
     if empty:
         warnings.warn(f"add_noise: column(s) {list(empty)} have only missing values; passed "
-                      "through unchanged", SdcWarning, stacklevel=2)
+                      "through unchanged", SdcWarning, stacklevel=user_stacklevel())
     columns = tuple(c for c in columns if c not in empty)
     if not columns:
         notes.update(sd_spec={}, sd_realised={}, changed={}, bounded={}, domain={})
@@ -409,7 +409,7 @@ def _outlier_noise(x: np.ndarray, columns: tuple[str, ...], noise: float, sd: np
     if out.singular:
         warnings.warn("add_noise(method='outliers'): more than half of the complete records lie "
                       "on a hyperplane (singular MCD scatter); every complete record off it is "
-                      "treated as an outlier", SdcWarning, stacklevel=3)
+                      "treated as an outlier", SdcWarning, stacklevel=user_stacklevel())
     return z, sd_spec
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import SdcWarning, TreatmentError
+from ...errors import SdcWarning, TreatmentError, user_stacklevel
 
 __all__ = ["pairwise_covariance", "repair_pairwise_covariance", "noise_moments",
            "correlated_draws", "realised_sd"]
@@ -162,4 +162,4 @@ def _warn_covariance(info: dict[str, Any], columns: tuple[str, ...]) -> None:
                     "was replaced by a positive semidefinite one with the same variances, so covariances are "
                     "preserved only approximately")
     if msgs:
-        warnings.warn("add_noise: " + "; ".join(msgs), SdcWarning, stacklevel=3)
+        warnings.warn("add_noise: " + "; ".join(msgs), SdcWarning, stacklevel=user_stacklevel())

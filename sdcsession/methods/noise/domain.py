@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ParameterError, SdcWarning, TreatmentError
+from ...errors import ParameterError, SdcWarning, TreatmentError, user_stacklevel
 
 __all__ = ["check_bounds", "reflect", "keep_sign", "DomainFacts", "domain_facts",
            "check_within", "bound_block", "domain_counts", "warn_domain_counts",
@@ -232,5 +232,5 @@ def warn_domain_counts(columns: tuple[str, ...], facts: DomainFacts, negative: n
             out[c] = entry
     if msgs and warn:
         warnings.warn("add_noise: noise left the variables' domain: " + "; ".join(msgs),
-                      SdcWarning, stacklevel=stacklevel)
+                      SdcWarning, stacklevel=user_stacklevel())
     return out

@@ -30,7 +30,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ...errors import ParameterError, SdcWarning, TreatmentError
+from ...errors import ParameterError, SdcWarning, TreatmentError, user_stacklevel
 from ...progress import Bar
 from ...roles import Roles
 from ..base import Result, Treatment, check_bool, require_columns, to_jsonable
@@ -310,7 +310,7 @@ def local_suppression(
         warnings.warn(
             f"local_suppression: {unresolvable} record(s) in {bad_strata} stratum/strata with fewer "
             f"than their k {'weight' if weighted else 'records'} cannot reach k-anonymity; "
-            "they were left unsuppressed", SdcWarning, stacklevel=2)
+            "they were left unsuppressed", SdcWarning, stacklevel=user_stacklevel())
     notes = {
         "suppressed": {c: int(new_mask[:, j].sum()) for j, c in enumerate(keys)},
         "total": int(new_mask.sum()),

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ...errors import RoleError, SdcWarning
+from ...errors import RoleError, SdcWarning, user_stacklevel
 from ...risk._codes import _unhashable, encode_column
 
 __all__ = ["household_index", "codes_of", "household_codes", "path_codes", "combine_codes",
@@ -133,7 +133,7 @@ def path_codes(geo: Sequence[np.ndarray], hierarchy: Sequence[str]) -> list[np.n
                 f"record_swap: hierarchy level {hierarchy[lev]!r} does not subdivide "
                 f"{hierarchy[lev - 1]!r} (every {hierarchy[lev - 1]!r} area holds one "
                 f"{hierarchy[lev]!r} value); list the levels from coarse to fine",
-                SdcWarning, stacklevel=4)
+                SdcWarning, stacklevel=user_stacklevel())
         out.append(dense)
     return out
 

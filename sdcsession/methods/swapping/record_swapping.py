@@ -79,7 +79,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ...errors import ParameterError, RoleError, SdcWarning
+from ...errors import ParameterError, RoleError, SdcWarning, user_stacklevel
 from ...roles import Roles
 from ..base import Result, Treatment, check_int, check_number, param_names, require_columns
 from ..params import check_bool
@@ -309,7 +309,7 @@ def _record_swap(data: pd.DataFrame, *, household: str, hierarchy: Any, similar:
     if notes.get("risk_raised_households"):
         warnings.warn(f"record_swap: risk differed within {notes['risk_raised_households']} "
                       "household(s); every member was given the household's largest risk (per "
-                      "level)", SdcWarning, stacklevel=3)
+                      "level)", SdcWarning, stacklevel=user_stacklevel())
     return out, notes, pairs
 
 

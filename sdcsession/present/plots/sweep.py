@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ...errors import ParameterError, SdcWarning
+from ...errors import ParameterError, SdcWarning, user_stacklevel
 from ...session.views.scenario_measures import measure_value, pick_loss
 from ._common import ORIGINAL_COLOR
 from .ru import _place_labels, ru_map
@@ -76,7 +76,7 @@ def sweep_map(sweep: Any, max_risk: float | None = None, *,
         try:
             best = sweep.best_position(max_risk, risk=risk, loss=loss)
         except ParameterError as e:
-            warnings.warn(f"sweep plot: no best scenario marked: {e}", SdcWarning, stacklevel=2)
+            warnings.warn(f"sweep plot: no best scenario marked: {e}", SdcWarning, stacklevel=user_stacklevel())
     ok = ~np.isnan(x) & ~np.isnan(y)
     if labels == "all":
         show = ok

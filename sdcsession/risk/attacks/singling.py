@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...errors import ParameterError, SdcWarning
+from ...errors import ParameterError, SdcWarning, user_stacklevel
 from ._common import (
     AttackResult,
     check_confidence,
@@ -121,7 +121,7 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame,
     if n_q < n_attacks:
         warnings.warn(f"singling_out: only {n_q} of {n_attacks} predicates single out a record "
                       f"of the release ({attempts} tried); the others count as failed attacks, "
-                      "which can underestimate the risk", SdcWarning, stacklevel=2)
+                      "which can underestimate the risk", SdcWarning, stacklevel=user_stacklevel())
     n_success = int((t_ori.count(*queries) == 1).sum())
     base = random_queries(t_rel, numeric, n_attacks, 1 if mode == "univariate" else n_cols, rng)
     n_baseline = int((t_ori.count(*base) == 1).sum())

@@ -60,7 +60,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ...errors import MeasureError, ParameterError, SdcWarning
+from ...errors import MeasureError, ParameterError, SdcWarning, user_stacklevel
 from .._codes import as_keys, check_columns, check_flag, check_frame, check_number
 
 __all__ = ["LinkageResult", "record_linkage"]
@@ -458,7 +458,7 @@ def record_linkage(
         if not known.all():
             warnings.warn(f"record_linkage: {int((~known).sum())} link(s) without both ids "
                           "(missing x_id or y_id); their correctness is unknown",
-                          SdcWarning, stacklevel=2)
+                          SdcWarning, stacklevel=user_stacklevel())
         n_correct = int(eq[known].sum())
         rate = float(eq[known].mean()) if known.any() else float("nan")
         matches = pd.DataFrame({"match": match, "x_id": xi.to_numpy(), "y_id": yi.to_numpy(),

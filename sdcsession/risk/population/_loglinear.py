@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ...errors import user_stacklevel
+
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse
 
@@ -154,7 +156,7 @@ def fit_poisson(X: np.ndarray, y: np.ndarray, offset: np.ndarray | None = None) 
     if not converged:
         warnings.warn(f"log-linear model: IRLS did not converge in {_MAXIT} iterations "
                       "(as R's glm would warn); the fitted counts are those of the last step",
-                      SdcWarning, stacklevel=3)
+                      SdcWarning, stacklevel=user_stacklevel())
     return mu
 
 
@@ -196,5 +198,5 @@ def fit_ipf(codes: np.ndarray, cards: Sequence[int], counts: np.ndarray, *,
             fit *= (m / cur)[codes[:, j]]
         if worst < tol:
             return fit
-    warnings.warn(f"IPF did not converge in {max_cycles} cycles", SdcWarning, stacklevel=3)
+    warnings.warn(f"IPF did not converge in {max_cycles} cycles", SdcWarning, stacklevel=user_stacklevel())
     return fit

@@ -74,7 +74,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ...errors import MeasureError, ParameterError, SdcWarning
+from ...errors import MeasureError, ParameterError, SdcWarning, user_stacklevel
 from ...formula import build_design, parse_formula
 from ...formula.nodes import Cat, Column, Formula, Ident
 from .._codes import check_frame, check_number, encode_column, weights_of
@@ -177,7 +177,7 @@ def _parse(text: object, columns: set[str]) -> tuple[Formula, str]:
     else:
         f = parse_formula(text)
         warnings.warn(f"formula: the left side {f.outcome_name!r} is ignored; model risk models "
-                      "the cell counts", SdcWarning, stacklevel=3)
+                      "the cell counts", SdcWarning, stacklevel=user_stacklevel())
         f = parse_formula(f"{yname} ~ {text.split('~', 1)[1]}")
     if not f.terms:
         raise ParameterError(f"formula: {text!r} names no variable")

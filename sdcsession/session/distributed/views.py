@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...errors import MeasureError, ParameterError
+from ...errors import MeasureError, ParameterError, user_stacklevel
 from ...risk.exact_sum import combine, partial_sum, to_float
 from ..measures import register
 from ..state import State
@@ -89,7 +89,7 @@ def _scalars(state: State, alpha: float | None = None) -> dict[str, float]:
         warnings.warn(f"weight: {above} record(s) have an estimated population "
                       "frequency Fk below their sample frequency fk (weights smaller than 1), so "
                       "pk = fk/Fk > 1; their individual risk is computed with pk = 1 (risk 1/fk).",
-                      SdcWarning, stacklevel=4)
+                      SdcWarning, stacklevel=user_stacklevel())
     return {"sum": to_float(exact), "mean": to_float(exact, max(n, 1)), "n": n,
             "k2": k2, "k3": k3, "k5": k5, "fk_above_Fk": above}
 

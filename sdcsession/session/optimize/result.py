@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...errors import ParameterError, SdcWarning
+from ...errors import ParameterError, SdcWarning, user_stacklevel
 from ...methods.base import check_int
 from ...progress import Bar
 from ..measures import MEASURES
@@ -231,13 +231,13 @@ def optimize(self: Any, privacy: Any = (("k_anonymity", 3),), keep: Any = (), *,
     except KeyboardInterrupt:
         partial = True
         warnings.warn(f"optimize: interrupted; {len(order)} plans were evaluated (the result is "
-                      "partial)", SdcWarning, stacklevel=2)
+                      "partial)", SdcWarning, stacklevel=user_stacklevel())
     finally:
         bar.close()
     if ev.failed:
         msg = "; ".join(f"{k}: {v}" for k, v in ev.failed.items())
         warnings.warn(f"optimize: some measures could not be computed (NaN): {msg}"[:2000],
-                      SdcWarning, stacklevel=2)
+                      SdcWarning, stacklevel=user_stacklevel())
     return Optimization(base=self, evaluator=ev, order=order, risk=risk_col, loss=loss_col,
                         feasible=feasible, partial=partial, seconds=time.perf_counter() - t0,
                         seed=seed, budget=budget)

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ...errors import ParameterError, RecipeError, SdcError, SdcWarning
+from ...errors import ParameterError, RecipeError, SdcError, SdcWarning, user_stacklevel
 from ...methods.base import TREATMENTS, Treatment, to_jsonable
 from ...roles import Roles
 
@@ -253,7 +253,7 @@ def parse_recipe(data: pd.DataFrame, recipe: Mapping[str, Any] | str | Path, *,
                "the replay will not reproduce the recorded release")
         if strict:
             raise RecipeError(msg)
-        warnings.warn(msg, SdcWarning, stacklevel=3)
+        warnings.warn(msg, SdcWarning, stacklevel=user_stacklevel())
     return roles, steps, recipe.get("seed"), recipe.get("name")
 
 

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ...errors import ParameterError, ReleaseError, SdcWarning
+from ...errors import ParameterError, ReleaseError, SdcWarning, user_stacklevel
 from ...methods.base import check_number
 from .aligned import same_values
 from .contracts import contract_findings
@@ -185,11 +185,13 @@ def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bo
     in the seeded random order of `order_seed` unless ``shuffle=False``."""
     from ...io import write_data
     from ...io.formats import format_of
+    from ...io.write import check_writer_options
 
     protected = export_options(session, force, overwrite, shuffle, protect)
     if not isinstance(path, (str, Path)) or not str(path):
         raise ParameterError(f"path: expected a file path (str or pathlib.Path), got {path!r}")
-    format_of(path, kw.get("format"))  # a bad extension fails before the check runs
+    fmt = format_of(path, kw.get("format"))  # a bad extension fails before the check runs
+    check_writer_options(fmt, {k: v for k, v in kw.items() if k != "format"})
     findings = release_check(session, k=k, risk_threshold=risk_threshold, shuffle=shuffle)
     enforce_release_check(findings, force)
     out = release_data(session)
@@ -218,4 +220,4 @@ def enforce_release_check(findings: pd.DataFrame, force: bool) -> None:
     if len(warn):
         warnings.warn("release check: " + "; ".join(f"[{r.check}] {r.message}"
                                                       for r in warn.itertuples()),
-                      SdcWarning, stacklevel=4)
+                      SdcWarning, stacklevel=user_stacklevel())

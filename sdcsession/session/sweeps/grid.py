@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...errors import ParameterError, RecipeError, SdcWarning
+from ...errors import ParameterError, RecipeError, SdcWarning, user_stacklevel
 from ...progress import Bar
 from ..views.scenario_measures import frontier_positions, measure_specs, pick_loss
 from .plan import (
@@ -382,13 +382,13 @@ def sweep(self, plan: Any, *, measures: Any = None, n_jobs: int = 1,
     if partial:
         ok = sum(lf is not None for lf in leaves)
         warnings.warn(f"sweep: interrupted; {ok} of {n} scenarios finished (the Sweep is "
-                      "partial)", SdcWarning, stacklevel=2)
+                      "partial)", SdcWarning, stacklevel=user_stacklevel())
     if counts.failed:
         msg = "; ".join(f"{k}: {v}" for k, v in counts.failed.items())
         warnings.warn(f"sweep: some measures could not be computed (NaN): {msg}"[:2000],
-                      SdcWarning, stacklevel=2)
+                      SdcWarning, stacklevel=user_stacklevel())
     for w in counts.warnings:
-        warnings.warn(f"sweep (in a worker): {w}", SdcWarning, stacklevel=2)
+        warnings.warn(f"sweep (in a worker): {w}", SdcWarning, stacklevel=user_stacklevel())
     live = {r()._name for r in self._tree.sessions if r() is not None}  # type: ignore[attr-defined]
     sessions = []
     for nm, lf in zip(names, done):

@@ -38,7 +38,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ...errors import SdcWarning
+from ...errors import SdcWarning, user_stacklevel
 from ...methods.base import Treatment, decode_value, encode_value
 from ...roles import Roles
 from ..state import State
@@ -353,7 +353,7 @@ def run_parallel(session: Any, steps: list[PlanStep], start: Step, specs: list[M
                              "names": names[j * block:(j + 1) * block]})
     except Exception as e:  # noqa: BLE001 — e.g. an alternative JSON cannot carry
         warnings.warn(f"sweep: running serially, the plan cannot be sent to workers as JSON "
-                      f"({e})", SdcWarning, stacklevel=4)
+                      f"({e})", SdcWarning, stacklevel=user_stacklevel())
         run_serial(session, steps[level:], node, specs, names, leaves, counts, bar)
         return "serial"
     results: dict[int, dict[str, Any] | BaseException] = {}
@@ -375,7 +375,7 @@ def run_parallel(session: Any, steps: list[PlanStep], start: Step, specs: list[M
                 if interrupted:
                     continue
                 warnings.warn(f"sweep: a worker failed ({type(res).__name__}: {res}); its "
-                              "scenarios ran in this process", SdcWarning, stacklevel=4)
+                              "scenarios ran in this process", SdcWarning, stacklevel=user_stacklevel())
                 sub = [PlanStep(steps[level].method, (steps[level].alternatives[j],),
                                 steps[level].label), *steps[level + 1:]]
                 run_serial(session, sub, node, specs, names, leaves, counts, _NoBar(),

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ParameterError, SdcWarning
+from ...errors import ParameterError, SdcWarning, user_stacklevel
 from ._build import _build
 
 __all__ = ["SwappingMethods", "session_options", "OPTION_NAMES"]
@@ -138,7 +138,7 @@ class SwappingMethods:
         both = [k for k, v in given.items() if v is not None and k in preset]
         if both:
             warnings.warn(f"record_swap: {both} given in the call and in the session's options; "
-                          "taking the call's values", SdcWarning, stacklevel=2)
+                          "taking the call's values", SdcWarning, stacklevel=user_stacklevel())
         params = {k: (v if v is not None else preset.get(k)) for k, v in given.items()}
         for name in ("hierarchy", "similar"):
             if params[name] is None:

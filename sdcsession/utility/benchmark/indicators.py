@@ -34,7 +34,7 @@ import attrs
 import numpy as np
 import pandas as pd
 
-from ...errors import MeasureError, ParameterError, SdcWarning
+from ...errors import MeasureError, ParameterError, SdcWarning, user_stacklevel
 from ._intervals import (  # noqa: F401  (_calibrate, _calibration_matrix re-exported)
     _calibrate,
     _calibration_matrix,
@@ -184,7 +184,7 @@ def gini(values: Any, weights: Any = None, *, by: Any = None, na_rm: bool = Fals
     neg = int((x < 0).sum())
     if neg:
         warnings.warn(f"gini: {neg} negative values; the Gini coefficient assumes non-negative "
-                      "values and may leave [0, 1]", SdcWarning, stacklevel=2)
+                      "values and may leave [0, 1]", SdcWarning, stacklevel=user_stacklevel())
     return _by(_k_gini, [x], w, g, "gini")
 
 
