@@ -363,7 +363,9 @@ class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin, ProjectMixin)
 
         dask = is_dask_frame(data)
         if not isinstance(data, pd.DataFrame) and not dask:
-            raise RoleError(f"data: expected a pandas DataFrame, got {type(data).__name__}")
+            swapped = isinstance(recipe, pd.DataFrame) or is_dask_frame(recipe)
+            raise RoleError(f"data: expected a pandas DataFrame, got {type(data).__name__}" + (
+                "; the data come first: SdcSession.from_recipe(data, recipe)" if swapped else ""))
         if isinstance(recipe, (str, Path)):
             recipe = load_recipe(recipe)
         roles, steps, seed, recorded_name = parse_recipe(data, recipe, strict=strict)

@@ -134,3 +134,10 @@ def test_warnings_point_at_the_users_line(tmp_path):
     files = {w.filename for w in caught if issubclass(w.category, sdc.errors.SdcWarning)}
     assert len([w for w in caught if issubclass(w.category, sdc.errors.SdcWarning)]) >= 2
     assert files == {__file__}
+
+
+def test_from_recipe_with_swapped_arguments_says_so():
+    s = session()
+    s.local_suppression(k=2)
+    with pytest.raises(sdc.errors.RoleError, match=r"the data come first: SdcSession.from_recipe\(data, recipe\)"):
+        sdc.SdcSession.from_recipe(s.to_recipe(), DF)
