@@ -19,7 +19,13 @@ from ..errors import (
     SdcWarning,
     user_stacklevel,
 )
-from .compressed import check_expansion, compression_of, open_compressed
+from .compressed import (
+    DECOMPRESSION_FLOOR,
+    DECOMPRESSION_RATIO,
+    check_expansion,
+    compression_of,
+    open_compressed,
+)
 from .formats import (
     _DELIMITERS,
     _check_columns,
@@ -57,7 +63,9 @@ def read_data(
 
     Parameters
     ----------
-    path: the file.
+    path: the file, or a directory of Parquet files (a dataset written by Dask, Spark or a Dask
+        session's export: its files read in natural name order, the index a new 0..n-1 range;
+        Hive ``key=value`` folders are refused).
     format: force a format ("csv", "tsv", "parquet", "stata", "spss", "sas7bdat", "xport").
     columns: read only these columns (all must exist), in this order.
     categorical: columns to return as pandas categoricals.
@@ -92,6 +100,8 @@ def read_data(
     """
     p, cols, cats = _check_arguments(path, format, columns, categorical, sep, encoding,
                                      max_decompressed)
+    if p.is_dir() and format in (None, "parquet"):
+        return _finish(_read_parquet_dataset(p, cols, kw, max_decompressed), p, cats)
     fmt = format_of(p, format)
     if not p.exists():
         raise DataFileError(f"{p}: no such file")
@@ -126,6 +136,11 @@ def read_data(
         raise DataFileError(f"{p}: permission denied when reading the file") from None
     except Exception as e:  # the readers raise many types; report them in one readable line
         raise DataFileError(f"{p}: cannot read as {fmt}: {type(e).__name__}: {e}") from e
+    return _finish(df, p, cats)
+
+
+def _finish(df: pd.DataFrame, p: Path, cats: list[str]) -> pd.DataFrame:
+    """The categorical columns asked for, and the source path in ``df.attrs``."""
     if cats:
         missing = [c for c in cats if c not in df.columns]
         if missing:
@@ -140,6 +155,66 @@ def read_data(
     # the file the data came from: a session made from them never exports over it
     df.attrs = {**df.attrs, "source": str(p.resolve())}
     return df
+
+
+def _natural_key(path: Path) -> list[Any]:
+    """Sort key of file names with their numbers compared as numbers (part.2 before part.10)."""
+    import re
+
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(path))]
+
+
+def _read_parquet_dataset(p: Path, cols: list[str] | None, kw: dict[str, Any],
+                          max_decompressed: int | None) -> pd.DataFrame:
+    """A directory of Parquet files (as Dask, Spark or `write_parquet` write them): the files
+    ``*.parquet``/``*.parq``/``*.pq`` under ``p`` read in natural name order (``part.2`` before
+    ``part.10``, the order Dask reads them in), one after the other, so the records keep the
+    dataset's order. Hive-partitioned directories (``key=value`` folders) are refused: their
+    partition columns live in the folder names. The index is a new 0..n-1 range (each file's
+    own index usually restarts at 0)."""
+    _require_pyarrow()
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    files = sorted((f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in
+                    (".parquet", ".parq", ".pq")), key=_natural_key)
+    if not files:
+        raise DataFileError(f"{p}: is a directory without Parquet files (*.parquet); expected a "
+                            "data file or a Parquet dataset")
+    if any("=" in part for f in files for part in f.relative_to(p).parts[:-1]):
+        raise DataFileError(f"{p}: a Hive-partitioned Parquet dataset (key=value folders) is not "
+                            "read here; read it with pandas.read_parquet or dask and pass the "
+                            "DataFrame")
+    try:
+        schema = pq.read_schema(files[0])
+        names = [n for n in schema.names if not n.startswith("__")]  # not a stored index
+        if cols is not None:
+            _check_columns(names, cols, p, None)
+        stored = rows = 0
+        for f in files:
+            meta = pq.read_metadata(f)
+            rows += meta.num_rows
+            stored += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        width = len(names) if cols is None else len(cols)
+        estimated = max(stored if cols is None else 0, rows * width * 8)
+        limit = (int(max_decompressed) if max_decompressed is not None else  # as for one file
+                 max(DECOMPRESSION_RATIO * sum(f.stat().st_size for f in files),
+                     DECOMPRESSION_FLOOR))
+        if estimated > limit:
+            raise DataFileError(
+                f"{p}: holds about {estimated:,} bytes of data once read, more than {limit:,}; "
+                f"a compressed input may expand to at most {DECOMPRESSION_RATIO} times its size; "
+                "if the dataset is genuine, pass max_decompressed= a larger number of bytes")
+        tables = [pq.read_table(f, columns=cols or names, **kw) for f in files]
+        df = pa.concat_tables(tables, promote_options="permissive").to_pandas()
+    except (SdcError, MemoryError):
+        raise
+    except PermissionError:
+        raise DataFileError(f"{p}: permission denied when reading the dataset") from None
+    except Exception as e:
+        raise DataFileError(f"{p}: cannot read as a Parquet dataset: {type(e).__name__}: {e}"
+                            ) from e
+    return df.reset_index(drop=True)
 
 
 def _check_arguments(path: Any, format: Any, columns: Any, categorical: Any, sep: Any,

@@ -228,6 +228,9 @@ def check_target(path: Path, *, overwrite: Any, protect: Iterable[Path] = ()) ->
         if _same_file(path, Path(q)):
             raise DataFileError(f"{path}: refusing to overwrite the input file {Path(q)}; "
                                 "choose another output path")
+        if Path(q).is_dir() and Path(q).resolve() in path.resolve().parents:
+            raise DataFileError(f"{path}: refusing to write inside the input dataset {Path(q)}; "
+                                "choose another output path")
     if path.is_dir():
         raise DataFileError(f"{path}: is a directory; give a file name for the output")
     parent = path.parent if str(path.parent) else Path(".")
