@@ -47,7 +47,12 @@ from ..methods.basic import (
 from ..methods.recoding.grouping import GroupCategories, group_categories
 from ..methods.recoding.rounding import RoundValues
 from ..methods.recoding.top_bottom import TopBottomCode
-from ..methods.recoding.treatments import GlobalRecode, global_recode, interval_breaks
+from ..methods.recoding.treatments import (
+    GlobalRecode,
+    global_recode,
+    interval_breaks,
+    outside_error,
+)
 from ..roles import Roles
 from ._base import add_counts, compute, fixed_partitions, persist
 from ._encode import scan
@@ -226,6 +231,16 @@ def _minmax(part: pd.DataFrame, column: str) -> tuple[float, float, int, bool]:
     return float(f.min()), float(f.max()), len(f), bool(np.isinf(f).any())
 
 
+def _outside(part: pd.DataFrame, column: str, edges: Any, right: bool) -> tuple[int, np.ndarray]:
+    """How many values of the partition lie outside the cut points (the rule of
+    `global_recode` for given breaks), and the distinct ones."""
+    x = pd.to_numeric(part[column], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    e = np.asarray(edges, dtype=np.float64)
+    code = np.searchsorted(e, x, side="left" if right else "right") - 1
+    cut = ~np.isnan(x) & ((code < 0) | (code >= len(e) - 1))
+    return int(cut.sum()), np.unique(x[cut])
+
+
 def _gr_kernel(part: pd.DataFrame, column: str, edges: Any, labels: Any, right: bool,
                outside: bool) -> pd.DataFrame:
     new = global_recode(part[column], edges, labels=labels, right=right, include_outside=outside)
@@ -254,6 +269,13 @@ def _global_recode(t: GlobalRecode, ddf: Any, roles: Roles, seed: int, progress:
     if isinstance(t.breaks, tuple):
         edges, labels, outside = list(t.breaks), t.labels, t.include_outside
         sample = pd.Series(t.breaks, name=t.column, dtype="float64")
+        if not outside:  # counted over the whole file, as pandas reports them
+            found = compute(*[dask.delayed(_outside)(p, t.column, edges, t.right)
+                              for p in ddf[[t.column]].to_delayed()], progress=progress)
+            count = sum(c for c, _ in found)
+            if count:
+                vals = np.unique(np.concatenate([v for _, v in found]))
+                raise outside_error(t.column, count, vals, edges, t.right)
     else:  # computed breaks depend only on the global minimum and maximum
         parts = compute(*[dask.delayed(_minmax)(p, t.column) for p in
                           ddf[[t.column]].to_delayed()], progress=progress)

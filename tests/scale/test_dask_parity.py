@@ -374,6 +374,10 @@ REFUSED = {
     "microaggregation_unknown_strata": lambda s: s.microaggregation(["inc"], strata=["nope"]),
     "microaggregation_key": lambda s: s.microaggregation(["sex"], strata=["region"]),
     "remove_unknown": lambda s: s.remove("nope"),
+    # counted over the whole file, not in the first partition that fails
+    "global_recode_outside_the_breaks": lambda s: s.global_recode("inc", breaks=[90, 110]),
+    "global_recode_outside_left_closed": lambda s: s.global_recode("age", breaks=[30, 60],
+                                                                   right=False),
 }
 
 

@@ -199,6 +199,17 @@ def interval_breaks(series: pd.Series, breaks: Sequence[float] | int | None = No
     return [float(v) for v in _resolve(x, breaks, method, n, series.name)[0]]
 
 
+def outside_error(column: Any, count: int, values: np.ndarray, edges: Any, right: bool
+                  ) -> TreatmentError:
+    """The `TreatmentError` of `global_recode` for ``count`` values of ``column`` outside the
+    cut points ``edges`` (``values``: the distinct ones, sorted; the first 8 are shown)."""
+    shown = ", ".join(_fmt(v) for v in values[:8]) + (" ..." if len(values) > 8 else "")
+    return TreatmentError(
+        f"global_recode: {count} value(s) of column {column!r} outside the "
+        f"breaks [{_fmt(edges[0])}, {_fmt(edges[-1])}] ({'right' if right else 'left'}-closed "
+        f"intervals): {shown}; widen the breaks or pass include_outside=True")
+
+
 def global_recode(
     series: pd.Series,
     breaks: Sequence[float] | int | None = None,
@@ -289,12 +300,7 @@ def global_recode(
             code[ok & (x == edges[-1])] = m - 1
     outside = ok & ((code < 0) | (code >= m))
     if outside.any():
-        vals = np.unique(x[outside])
-        shown = ", ".join(_fmt(v) for v in vals[:8]) + (" ..." if len(vals) > 8 else "")
-        raise TreatmentError(
-            f"global_recode: {int(outside.sum())} value(s) of column {series.name!r} outside the "
-            f"breaks [{_fmt(edges[0])}, {_fmt(edges[-1])}] ({'right' if right else 'left'}-closed "
-            f"intervals): {shown}; widen the breaks or pass include_outside=True")
+        raise outside_error(series.name, int(outside.sum()), np.unique(x[outside]), edges, right)
     code = np.where(ok, code, -1)
     cat = pd.Categorical.from_codes(code, categories=labels, ordered=True)
     return pd.Series(cat, index=series.index, name=series.name)
