@@ -45,6 +45,7 @@ from ..methods.basic import (
     replace_ids,
 )
 from ..methods.recoding.grouping import GroupCategories, group_categories
+from ..methods.recoding.intervals import nonpositive_error
 from ..methods.recoding.rounding import RoundValues
 from ..methods.recoding.top_bottom import TopBottomCode
 from ..methods.recoding.treatments import (
@@ -223,12 +224,15 @@ def _new_ids(t: NewIds, ddf: Any, roles: Roles, seed: int, progress: Any) -> Dis
 
 
 # ----------------------------------------------------------------------- global recode
-def _minmax(part: pd.DataFrame, column: str) -> tuple[float, float, int, bool]:
+def _minmax(part: pd.DataFrame, column: str) -> tuple[float, float, int, bool, int]:
+    """Smallest and largest value, how many are present, whether one is infinite, and how many
+    are <= 0 (the values method='log_equidistant' refuses)."""
     x = pd.to_numeric(part[column], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     f = x[~np.isnan(x)]
     if not len(f):
-        return math.inf, -math.inf, 0, False
-    return float(f.min()), float(f.max()), len(f), bool(np.isinf(f).any())
+        return math.inf, -math.inf, 0, False, 0
+    return (float(f.min()), float(f.max()), len(f), bool(np.isinf(f).any()),
+            int((f <= 0).sum()))
 
 
 def _outside(part: pd.DataFrame, column: str, edges: Any, right: bool) -> tuple[int, np.ndarray]:
@@ -279,13 +283,16 @@ def _global_recode(t: GlobalRecode, ddf: Any, roles: Roles, seed: int, progress:
     else:  # computed breaks depend only on the global minimum and maximum
         parts = compute(*[dask.delayed(_minmax)(p, t.column) for p in
                           ddf[[t.column]].to_delayed()], progress=progress)
-        if not any(c for _, _, c, _ in parts):
+        if not any(c for _, _, c, _, _ in parts):
             raise TreatmentError(f"global_recode: column {t.column!r} has no non-missing values")
-        if any(inf for *_, inf in parts):
+        lo = min(a for a, _, c, _, _ in parts if c)
+        hi = max(b for _, b, c, _, _ in parts if c)
+        nonpositive = sum(z for *_, z in parts)
+        if t.method == "log_equidistant" and nonpositive:  # counted as pandas counts them
+            raise nonpositive_error(t.column, nonpositive, lo)
+        if any(inf for *_, inf, _ in parts):
             raise TreatmentError(f"global_recode: column {t.column!r} has infinite values; "
                                  f"breaks={t.breaks} needs a finite range")
-        lo = min(a for a, _, c, _ in parts if c)
-        hi = max(b for _, b, c, _ in parts if c)
         sample = pd.Series([lo, hi], name=t.column, dtype="float64")
         ref = global_recode(sample, t.breaks, method=t.method, n=t.n, labels=t.labels,
                             right=t.right)

@@ -398,6 +398,21 @@ def test_same_inputs_refused_on_both_paths(layouts):
     assert not bad
 
 
+@pytest.mark.parametrize("values", [[-5.0, 0.0, 3.0, -1.0], [-np.inf, 2.0, 0.0, 1.0]])
+def test_log_intervals_refuse_the_same_count_on_both_paths(values):
+    """Values <= 0 spread over several partitions: both paths count all of them (the Dask
+    path once counted only the two extremes it had computed)."""
+    df = pd.DataFrame({"k": ["a", "b"] * 20, "x": np.resize(values + [5.0, 7.0], 40)})
+    errors = []
+    for data in (df, dd.from_pandas(df, npartitions=4)):
+        s = sdc.SdcSession(data, keys=["k"], numeric=["x"], seed=1)
+        with pytest.raises(TreatmentError) as e:
+            s.global_recode("x", method="log_equidistant", n=3)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]
+    assert f"has {sum(v <= 0 for v in np.resize(values + [5.0, 7.0], 40))} such" in errors[0]
+
+
 def test_what_dask_cannot_offer_is_named(layouts):
     """Steps that need the whole file at once are refused on Dask by name (the pandas path
     takes them); the strata role is no default for microaggregation on either path."""

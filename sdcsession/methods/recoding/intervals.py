@@ -73,6 +73,14 @@ def quantile_breaks(values: np.ndarray, b: int) -> np.ndarray:
     return np.unique(r_quantile(values, probs))
 
 
+def nonpositive_error(column: Any, count: int, smallest: float) -> TreatmentError:
+    """The `TreatmentError` of ``method="log_equidistant"`` for ``count`` values <= 0."""
+    return TreatmentError(
+        f"global_recode: method='log_equidistant' takes logarithms, which are undefined for "
+        f"values <= 0; column {column!r} has {count} such value(s) (smallest "
+        f"{smallest:g}); recode or shift them first, or use method='quantile'")
+
+
 def log_equidistant_breaks(values: np.ndarray, b: int, column: Any) -> np.ndarray:
     """Breaks of ``method="log_equidistant"`` (see the module docstring); `TreatmentError` naming
     ``column`` when a value is ≤ 0 or infinite.
@@ -82,10 +90,7 @@ def log_equidistant_breaks(values: np.ndarray, b: int, column: Any) -> np.ndarra
     """
     if (values <= 0).any():
         bad = values[values <= 0]
-        raise TreatmentError(
-            f"global_recode: method='log_equidistant' takes logarithms, which are undefined for "
-            f"values <= 0; column {column!r} has {len(bad)} such value(s) (smallest "
-            f"{float(bad.min()):g}); recode or shift them first, or use method='quantile'")
+        raise nonpositive_error(column, len(bad), float(bad.min()))
     if not np.isfinite(values).all():
         raise TreatmentError(f"global_recode: column {column!r} has infinite values; "
                              "method='log_equidistant' needs a finite range")
