@@ -89,10 +89,12 @@ def distributed(cls: type) -> Callable:
 
 def not_distributable(treatment: Treatment, why: str = "") -> TreatmentError:
     """The `TreatmentError` of a treatment that cannot run on a Dask frame."""
+    by_strata = "" if "strata=" in why else (
+        "run it by strata (strata=..., each stratum one task) where the method offers it, or ")
     return TreatmentError(
         f"{treatment.type}: cannot be distributed on a Dask frame{': ' + why if why else ''}; "
-        "run it by strata (strata=..., each stratum one task) where the method offers it, or "
-        "bring the data into memory (SdcSession(ddf.compute(), ...)); the session is unchanged")
+        f"{by_strata}bring the data into memory (SdcSession(ddf.compute(), ...)); the session is "
+        "unchanged")
 
 
 def apply_distributed(treatment: Treatment, ddf: Any, roles: Roles, *, seed: int,
