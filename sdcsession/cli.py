@@ -300,9 +300,11 @@ def _measure_kwargs(name: str, fn: Any, cols: list[str]) -> dict[str, Any]:
 
 
 def cmd_measure(args: argparse.Namespace) -> int:
+    import warnings
+
     import pandas as pd
 
-    from .errors import ParameterError
+    from .errors import ParameterError, SdcError, SdcWarning
     from .utility.catalogue import CATALOGUE, compute
 
     orig = _read(args.original, args.sep)
@@ -319,6 +321,13 @@ def cmd_measure(args: argparse.Namespace) -> int:
         raise _BadInput(f"--measures: unknown measure(s) {unknown}; known: {sorted(CATALOGUE)}")
     num = [c for c in columns if pd.api.types.is_numeric_dtype(orig[c])
            and not isinstance(orig[c].dtype, pd.CategoricalDtype)]
+    if args.columns is None:  # constant columns have no scale: left out of the default set
+        constant = [c for c in num if orig[c].nunique(dropna=True) <= 1]
+        if constant:
+            warnings.warn(f"column(s) {constant} are constant in the original file and are left "
+                          "out of the numeric measures (name them with --columns to insist)",
+                          SdcWarning, stacklevel=1)
+            num = [c for c in num if c not in constant]
     rows: list[dict[str, Any]] = []
     for name in names:
         spec = CATALOGUE[name]
@@ -343,6 +352,12 @@ def cmd_measure(args: argparse.Namespace) -> int:
                 raise
             raise _BadInput(f"--measures: {name} cannot be computed from the command line ({e}); "
                             "call it from Python (sdcsession.utility)") from e
+        except SdcError as e:
+            if args.measures is not None:
+                raise
+            # a default measure that does not apply to these files: the others are still shown
+            warnings.warn(f"{name} not computed: {e}", SdcWarning, stacklevel=1)
+            continue
         rows += _flatten(name, value)
     table = pd.DataFrame(rows, columns=["measure", "variable", "statistic", "value"])
     if args.json:

@@ -145,3 +145,19 @@ def test_cli_warnings_print_one_line_without_source(monkeypatch, capsys) -> None
     assert cli.main(["demo"]) == 0
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["sdcsession: warning: 3 records could not reach k-anonymity"]
+
+
+def test_measure_leaves_out_constant_columns_by_default(files, tmp_path):
+    d, data, _, _ = files
+    df = pd.read_csv(data).assign(const=1.0)
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    df.to_csv(a, index=False)
+    df.assign(income=df["income"] + 1.0).to_csv(b, index=False)
+    p = run("measure", a, b, "--json")
+    assert "'const'] are constant in the original file" in p.stderr
+    rows = json.loads(p.stdout)
+    il1s = [r for r in rows if r["measure"] == "il1s"]
+    assert il1s and il1s[0]["value"] > 0
+    # asked for by name, on the constant column: the error says why
+    p = run("measure", a, b, "--measures", "il1s", "--columns", "const,income", ok=2)
+    assert "zero standard deviation" in p.stderr and "Traceback" not in p.stderr
