@@ -70,8 +70,7 @@ def column_parts(x: np.ndarray) -> ColumnParts:
     out = []
     for j in range(x.shape[1]):
         v = x[:, j]
-        v = v[~np.isnan(v)]
-        out.append((len(v), partial_sum(v)))
+        out.append((len(v) - int(np.isnan(v).sum()), partial_sum(v, skip_nan=True)))
     return out
 
 
@@ -102,8 +101,8 @@ def pair_parts(x: np.ndarray, shift: np.ndarray, *, cross: bool = True) -> dict[
     d = x - np.asarray(shift, dtype=np.float64)
     obs = ~np.isnan(d)
     full = obs.all(axis=0)
-    col_a = [partial_sum(d[obs[:, j], j]) for j in range(p)]
-    col_s = [partial_sum(d[obs[:, j], j] ** 2) for j in range(p)]
+    col_a = [partial_sum(d[:, j], skip_nan=True) for j in range(p)]
+    col_s = [partial_sum(d[:, j] ** 2, skip_nan=True) for j in range(p)]
     n = np.zeros((p, p), dtype=np.int64)
     a = [[(0, 0)] * p for _ in range(p)]
     s = [[(0, 0)] * p for _ in range(p)]

@@ -6,10 +6,10 @@ and the expected number of re-identifications are therefore computed here *exact
 once, so the in-memory and the distributed session give the same double.
 
 Algorithm: every finite double is ``x = m · 2^e`` with an integer mantissa ``|m| < 2^53``
-(`numpy.frexp`). The mantissas are split into a high and a low part of at most 27 and 26 bits
-(the high part signed, floor-shifted; the low part non-negative) and added per exponent with ``numpy.bincount`` in blocks of at most ``2^26`` numbers, so every
-partial sum is an integer below ``2^53`` and exact in float64; the per-exponent totals are then
-combined as Python integers into ``N · 2^E`` (an exact `SumPartial`). Partials of separate chunks
+(read from its IEEE 754 encoding). The mantissas are split into a high and a low part of at most
+27 and 26 bits and added, signed, per binary exponent into int64 accumulators in one compiled
+pass, exact for up to 2^36 numbers; the per-exponent totals are then combined as Python
+integers into ``N · 2^E`` (an exact `SumPartial`). Partials of separate chunks
 add exactly (`combine`); `to_float` rounds once (Python's int-to-float conversion and integer
 true division are correctly rounded, half to even).
 
@@ -34,42 +34,38 @@ __all__ = ["SumPartial", "partial_sum", "combine", "to_float", "exact_sum", "exa
 #: an exact sum: ``N · 2^E`` as the pair (N, E) of Python integers
 SumPartial = tuple[int, int]
 
-_BLOCK = 1 << 22  # numbers per block (bounded temporaries; ≤ 2^26 keeps bincount exact)
 _LO = 26
 
 
-def partial_sum(values: np.ndarray | Iterable[float]) -> SumPartial:
+def partial_sum(values: np.ndarray | Iterable[float], *, skip_nan: bool = False) -> SumPartial:
     """The exact sum of ``values`` (finite doubles) as ``(N, E)``: Σ values = N · 2^E.
 
-    Raises ValueError for NaN or infinite values (the callers validate their input first).
+    One compiled pass (`sdcsession.risk._exact_sum_jit`) adds the integer mantissas per binary
+    exponent into int64 accumulators; the accumulators are then combined as Python integers.
+    A strided column of a 2-D array is read in place. Missing values: NaN raises ValueError
+    unless ``skip_nan=True`` (then NaNs are left out); an infinity always raises ValueError (the
+    callers validate their input first).
 
     >>> partial_sum([0.5, 0.25])
     (3, -2)
+    >>> partial_sum(np.array([0.5, np.nan]), skip_nan=True)
+    (1, -1)
     """
-    x = np.asarray(values, dtype=np.float64).ravel()
-    total: dict[int, int] = {}
-    for start in range(0, len(x), _BLOCK):
-        b = x[start:start + _BLOCK]
-        if not np.isfinite(b).all():
-            raise ValueError("exact sum: values must be finite")
-        b = b[b != 0.0]
-        if not len(b):
-            continue
-        m, e = np.frexp(b)
-        mi = (m * 2.0**53).astype(np.int64)  # exact: |m| < 1 has at most 53 significant bits
-        e = e.astype(np.int64) - 53
-        e0 = int(e.min())
-        idx = e - e0
-        size = int(idx.max()) + 1
-        # mantissa = hi·2^26 + lo with hi = mi >> 26 (floor, signed, |hi| < 2^27) and
-        # 0 <= lo < 2^26: block sums of either stay below 2^49, exact in float64
-        hi = np.bincount(idx, weights=(mi >> _LO).astype(np.float64), minlength=size)
-        lo = np.bincount(idx, weights=(mi & ((1 << _LO) - 1)).astype(np.float64),
-                         minlength=size)
-        for j in np.flatnonzero((hi != 0) | (lo != 0)).tolist():
-            v = (int(hi[j]) << _LO) + int(lo[j])
-            total[e0 + j] = total.get(e0 + j, 0) + v
-    return combine((v, ex) for ex, v in total.items())
+    from ._exact_sum_jit import accumulate
+
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1:
+        x = x.ravel()
+    hi = np.zeros(2048, dtype=np.int64)
+    lo = np.zeros(2048, dtype=np.int64)
+    if accumulate(x.view(np.int64), hi, lo, bool(skip_nan)) >= 0:
+        raise ValueError("exact sum: values must be finite")
+    used = np.flatnonzero((hi != 0) | (lo != 0))
+    if not len(used):
+        return 0, 0
+    e0 = int(used[0])
+    total = sum(((int(hi[j]) << _LO) + int(lo[j])) << (int(j) - e0) for j in used.tolist())
+    return combine([(total, e0 - 1075)])  # exponent field e: value m · 2^(e - 1075)
 
 
 def combine(parts: Iterable[SumPartial]) -> SumPartial:

@@ -45,20 +45,23 @@ def test_equals_exact_rational_sum_and_is_split_invariant(xs, cut):
         assert exact_mean(xs) == float(exact / len(xs))
 
 
-def test_blocks_and_mixed_exponents_against_fractions():
+def test_mixed_exponents_against_fractions():
     rng = np.random.default_rng(3)
     x = rng.random(20_000) * 10.0 ** rng.integers(-20, 20, 20_000)
     x[::7] *= -1
     exact = sum((Fraction(v) for v in x.tolist()), Fraction(0))
-    import sdcsession.risk.exact_sum as E
-
-    old = E._BLOCK
-    E._BLOCK = 1000  # many blocks
-    try:
-        assert exact_sum(x) == float(exact)
-    finally:
-        E._BLOCK = old
     assert exact_sum(x) == float(exact)
+    parts = [partial_sum(x[i:i + 997]) for i in range(0, len(x), 997)]  # split anyhow
+    assert to_float(combine(parts)) == float(exact)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), max_size=40))
+def test_any_doubles_including_subnormals_against_fractions(values):
+    exact = sum((Fraction(v) for v in values), Fraction(0))
+    n, e = partial_sum(values)
+    assert Fraction(n) * Fraction(2) ** e == exact
+    assert n == 0 or n % 2 == 1  # normalised
 
 
 def test_global_risk_is_the_exact_mean():

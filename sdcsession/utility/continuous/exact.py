@@ -65,10 +65,10 @@ def second_parts(x: np.ndarray, z: np.ndarray, mx: np.ndarray, mz: np.ndarray, *
                  cross: bool = False) -> dict[str, Any]:
     """Pass 2 on a chunk: the `pair_parts` of both blocks around their means (the cross
     products with ``cross``) and the exact sums of ``|x − z|`` per column."""
-    both = ~np.isnan(x) & ~np.isnan(z)
     return {"x": pair_parts(x, np.nan_to_num(mx), cross=cross),
             "z": pair_parts(z, np.nan_to_num(mz), cross=cross),
-            "abs": [partial_sum(np.abs(x[both[:, j], j] - z[both[:, j], j]))
+            # a difference with a missing side is NaN: left out (the records observing both)
+            "abs": [partial_sum(np.abs(x[:, j] - z[:, j]), skip_nan=True)
                     for j in range(x.shape[1])]}
 
 
