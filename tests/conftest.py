@@ -28,6 +28,9 @@ import attrs
 import pandas as pd
 import pytest
 
+# after every test: no Dask distributed client may be left as the default scheduler
+from dask_default_guard import pytest_runtest_teardown  # noqa: F401 - a hook
+
 from sdcsession.methods.base import Result, Treatment
 
 ENV_VAR = "SDCSESSION_CONFORMANCE"
