@@ -129,6 +129,29 @@ CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or ""
                 None)
 
 
+#: set to ``1`` to let the browser tests write the screenshots the docs show into docs/howto/img
+UPDATE_SCREENSHOTS = "SDCSESSION_UPDATE_SCREENSHOTS"
+DOCS_IMG = Path(__file__).resolve().parents[1] / "docs" / "howto" / "img"
+
+
+def screenshot_dir(tmp_path: Path, environ: Mapping[str, str] | None = None) -> Path:
+    """Where a browser test saves a screenshot the docs show: ``docs/howto/img`` when
+    ``$SDCSESSION_UPDATE_SCREENSHOTS`` is ``1``, else ``<tmp_path>/screenshots`` (an ordinary
+    test run leaves the work tree clean).
+
+    Examples
+    --------
+    >>> screenshot_dir(Path("/tmp/t"), {}) == Path("/tmp/t/screenshots")
+    True
+    >>> screenshot_dir(Path("/tmp/t"), {UPDATE_SCREENSHOTS: "1"}) == DOCS_IMG
+    True
+    """
+    on = (os.environ if environ is None else environ).get(UPDATE_SCREENSHOTS, "").strip() == "1"
+    out = DOCS_IMG if on else tmp_path / "screenshots"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
 def browser_marks(*modules: str, extras: str = "test") -> list[pytest.MarkDecorator]:
     """``pytestmark`` of a browser test: slow, skipped with the reason without Chromium or
     without one of ``modules`` (naming the extras that install them)."""
