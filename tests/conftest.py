@@ -28,6 +28,9 @@ import attrs
 import pandas as pd
 import pytest
 
+# after every test: no Dask distributed client may be left as the default scheduler
+from dask_default_guard import pytest_runtest_teardown  # noqa: F401 - a hook
+
 from sdcsession.methods.base import Result, Treatment
 
 ENV_VAR = "SDCSESSION_CONFORMANCE"
@@ -124,6 +127,29 @@ class BlankRare(Treatment):
 CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "",
                              shutil.which("chromium-browser") or "") if p and Path(p).is_file()),
                 None)
+
+
+#: set to ``1`` to let the browser tests write the screenshots the docs show into docs/howto/img
+UPDATE_SCREENSHOTS = "SDCSESSION_UPDATE_SCREENSHOTS"
+DOCS_IMG = Path(__file__).resolve().parents[1] / "docs" / "howto" / "img"
+
+
+def screenshot_dir(tmp_path: Path, environ: Mapping[str, str] | None = None) -> Path:
+    """Where a browser test saves a screenshot the docs show: ``docs/howto/img`` when
+    ``$SDCSESSION_UPDATE_SCREENSHOTS`` is ``1``, else ``<tmp_path>/screenshots`` (an ordinary
+    test run leaves the work tree clean).
+
+    Examples
+    --------
+    >>> screenshot_dir(Path("/tmp/t"), {}) == Path("/tmp/t/screenshots")
+    True
+    >>> screenshot_dir(Path("/tmp/t"), {UPDATE_SCREENSHOTS: "1"}) == DOCS_IMG
+    True
+    """
+    on = (os.environ if environ is None else environ).get(UPDATE_SCREENSHOTS, "").strip() == "1"
+    out = DOCS_IMG if on else tmp_path / "screenshots"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 def browser_marks(*modules: str, extras: str = "test") -> list[pytest.MarkDecorator]:

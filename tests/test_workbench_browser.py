@@ -30,11 +30,11 @@ def _figure(text: str, label: str) -> str:
     return m.group(1)
 
 
-def _screenshots(page: object, only: str | None = None) -> None:
-    """Keep a screenshot of each tab (or of the tab ``only``) for the docs
-    (docs/howto/img/workbench-<tab>.png)."""
-    out = ROOT / "docs" / "howto" / "img"
-    out.mkdir(parents=True, exist_ok=True)
+def _screenshots(page: object, out: Path, only: str | None = None) -> None:
+    """Show each tab (or the tab ``only``) and keep its screenshot in ``out``
+    (``workbench-<tab>.png``, for looking at a failed run). Always the test's temporary folder:
+    the docs' pictures of the tabs are made by docs/howto/make_screenshots.py on a survey
+    without the HTML in its name."""
     tabs = page.query_selector_all(".sdc-tabs .lm-TabBar-tab, .sdc-tabs .p-TabBar-tab")
     current = next((t for t in tabs if "mod-current" in (t.get_attribute("class") or "")), None)
     for tab in tabs:
@@ -55,6 +55,7 @@ def test_apply_and_undo_in_headless_chromium(tmp_path: Path) -> None:
     from sdcsession.present.workbench_app import free_port
 
     data = tmp_path / "<img src=x onerror=alert(1)> survey.csv"  # HTML in a name shows as text
+    (tmp_path / "screenshots").mkdir()
     sdc.datasets.synthetic_survey(150, seed=3).to_csv(data, index=False)
     port = free_port()
     log = tmp_path / "app.log"
@@ -85,7 +86,7 @@ def test_apply_and_undo_in_headless_chromium(tmp_path: Path) -> None:
                     " return e && e.innerText.includes('expected re-identifications'); }",
                     timeout=45_000)
                 assert "<img src=x onerror=alert(1)> survey.csv" in page.inner_text(".sdc-title")
-                _screenshots(page)
+                _screenshots(page, tmp_path / "screenshots")
                 before = page.inner_text(".sdc-risk")
                 png_before = page.get_attribute(".sdc-ru", "src")
                 assert _figure(before, "records violating 3-anonymity") != "0"
@@ -119,14 +120,14 @@ def test_apply_and_undo_in_headless_chromium(tmp_path: Path) -> None:
                 findings = page.inner_text(".sdc-findings")
                 assert "untreated" in findings and "apply treatments first" in findings
                 assert page.is_visible(".sdc-force")  # a confirmed force is offered
-                _screenshots(page, only="release")
+                _screenshots(page, tmp_path / "screenshots", only="release")
                 # Views: computed on request, the comparison lists the original and main
                 page.click(".sdc-tabs .lm-TabBar-tab:has-text('Views')")
                 page.click(".sdc-views")
                 page.wait_for_function(
                     "() => document.querySelector('.sdc-comparison').innerText"
                     ".includes('original')", timeout=60_000)
-                _screenshots(page, only="views")
+                _screenshots(page, tmp_path / "screenshots", only="views")
                 # the page contacts no other host (no CDN: the data are confidential)
                 assert len(requests) > 10
                 foreign = [u for u in requests if urlsplit(u).scheme not in ("data", "blob")

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import CHROMIUM, browser_marks, wait_for_port
+from conftest import CHROMIUM, browser_marks, screenshot_dir, wait_for_port
 
 import sdcsession as sdc
 
@@ -67,8 +67,8 @@ def test_numeric_risk_ru_axis_and_views_in_headless_chromium(tmp_path: Path) -> 
                 page.wait_for_function(
                     "b => document.querySelector('.sdc-ru').getAttribute('src') != b",
                     arg=png, timeout=60_000)
-                out = ROOT / "docs" / "howto" / "img"
-                out.mkdir(parents=True, exist_ok=True)
+                # the docs' pictures only with SDCSESSION_UPDATE_SCREENSHOTS=1, else tmp_path
+                out = screenshot_dir(tmp_path)
                 page.wait_for_timeout(500)
                 page.screenshot(path=str(out / "workbench-live-numeric.png"))
                 # "?" beside the risk figures: the registry's text with the value

@@ -206,12 +206,7 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
         for pi in targets:
             ci = np.flatnonzero((bits | pi) == u)  # contributors j with P_j | P_i == u
             gc = g[ci]
-            if u == 0 or alpha == 1.0:  # u == 0: complete records only, weight 1
-                factor = None
-            else:
-                cb = bits[ci]
-                same = (cb == 0) | (cb == pi)
-                factor = None if same.all() else np.where(same, 1.0, alpha)
+            factor = _alpha_factor(bits, ci, pi, u, alpha)
             ti = rows_of[pi]
             gt = g[ti]
             fk[ti] += np.bincount(gc, weights=factor, minlength=size)[gt]
@@ -225,6 +220,18 @@ def _frequencies_from_codes(codes: np.ndarray, cards: list[int], weights: np.nda
 COMPILED_SPACE = 1 << 26
 #: the one-pass kernel runs from this many records on (below, its set-up costs more than it saves)
 SCAN_RECORDS = 2048
+
+
+def _alpha_factor(bits: np.ndarray, ci: np.ndarray, pi: int, u: int,
+                  alpha: float) -> np.ndarray | None:
+    """The weight of each contributor ``ci`` (missing-value patterns ``bits``) to the records
+    of pattern ``pi`` in the union ``u``: 1 when its pattern is complete or ``pi`` itself, else
+    ``alpha``; None when all are 1 (``u == 0``: complete records only)."""
+    if u == 0 or alpha == 1.0:
+        return None
+    cb = bits[ci]
+    same = (cb == 0) | (cb == pi)
+    return None if same.all() else np.where(same, 1.0, alpha)
 
 
 def _compiled(codes: np.ndarray, cards: list[int], weights: np.ndarray | None, alpha: float,
@@ -329,12 +336,7 @@ def _expanded(codes: np.ndarray, cards: list[int], weights: np.ndarray | None, a
                 gc = r[ci] - codes[ci][:, keys_of[u]] @ mult[keys_of[u]]
                 gt = part_t
                 reps = 1
-            if u == 0 or alpha == 1.0:  # u == 0: complete records only, weight 1
-                factor = None
-            else:
-                cb = bits[ci]
-                same = (cb == 0) | (cb == pi)
-                factor = None if same.all() else np.where(same, 1.0, alpha)
+            factor = _alpha_factor(bits, ci, pi, u, alpha)
             fw = None if factor is None else np.repeat(factor, reps)
             wc = None
             if weights is not None:

@@ -36,16 +36,18 @@ Example
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import RoleError
+from ..errors import RoleError, SdcError, TreatmentError
 from ..roles import Roles
 
 __all__ = ["treatment_columns", "check_identifiers", "follow_linked", "key_changed", "linked_hits",
-           "NUMERIC_TREATMENTS", "CATEGORICAL_TREATMENTS"]
+           "treatment_failures", "NUMERIC_TREATMENTS", "CATEGORICAL_TREATMENTS"]
 
 #: parameters of treatments that name the columns they change or read
 _COLUMN_PARAMS = ("column", "columns", "by", "sort_by")
@@ -80,6 +82,30 @@ def treatment_columns(treatment: Any, names: tuple[str, ...] = _COLUMN_PARAMS) -
             elif isinstance(x, (tuple, list)):
                 stack.extend(reversed(x))
     return out
+
+
+@contextlib.contextmanager
+def treatment_failures(treatment: Any) -> Iterator[None]:
+    """Inside the block, an error of the treatment's own code (``ValueError``, ``TypeError``,
+    ``KeyError``, ``IndexError``, ``ArithmeticError``) becomes a `TreatmentError` naming the
+    treatment and saying the session is unchanged; an `SdcError` passes as it is.
+
+    >>> from sdcsession.methods.basic import RemoveColumns
+    >>> try:
+    ...     with treatment_failures(RemoveColumns(("a",))):
+    ...         raise KeyError("a")
+    ... except TreatmentError as e:
+    ...     print(e)
+    remove_columns: cannot be applied to this state (KeyError: 'a'); the session is unchanged
+    """
+    try:
+        yield
+    except SdcError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, ArithmeticError) as e:
+        raise TreatmentError(
+            f"{treatment.type}: cannot be applied to this state ({type(e).__name__}: {e}); "
+            "the session is unchanged") from e
 
 
 def check_identifiers(treatment: Any, roles: Roles, dtypes: Any = None) -> None:

@@ -33,7 +33,7 @@ import pandas as pd
 from ..errors import RecipeError, SdcError, TreatmentError
 from ..methods.base import Result, Treatment
 from ..roles import Roles
-from .guards import check_identifiers, follow_linked
+from .guards import check_identifiers, follow_linked, treatment_failures
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import State
@@ -57,16 +57,10 @@ def run_treatment(treatment: Treatment, state: State,
 
         new_data, new_roles, notes = run_step(treatment, state, seed)
         return new_data, new_roles, notes, time.perf_counter() - t0
-    try:
+    with treatment_failures(treatment):
         check_identifiers(treatment, roles, data.dtypes)
         treatment.check(data, roles)
         result = treatment.apply(data, roles, np.random.default_rng(seed))
-    except SdcError:
-        raise
-    except (ValueError, TypeError, KeyError, IndexError, ArithmeticError) as e:
-        raise TreatmentError(
-            f"{treatment.type}: cannot be applied to this state ({type(e).__name__}: {e}); "
-            "the session is unchanged") from e
     seconds = time.perf_counter() - t0
     if not isinstance(result, Result) or not isinstance(result.data, pd.DataFrame):
         raise TreatmentError(f"{treatment.type}: the treatment did not return a Result")

@@ -4,6 +4,8 @@ thread each) shared by a module, and a ``scheduler`` fixture running a test on D
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 dask = pytest.importorskip("dask")
@@ -20,10 +22,18 @@ def cluster_client():
     with dask.config.set(quiet):
         cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                            dashboard_address=None, memory_limit="1GiB")
-    client = distributed.Client(cluster, set_as_default=False)
-    yield client
-    client.close()
-    cluster.close()
+    # never the default client: tests compute on it only inside `on_cluster`
+    with cluster, distributed.Client(cluster, set_as_default=False) as client:
+        yield client
+
+
+@contextlib.contextmanager
+def on_cluster(client):
+    """Dask computes on ``client`` inside the block. The setting is made after the client is
+    made current, so on exit both are undone in reverse order (the other order would leave the
+    closed client as everyone's default scheduler once the cluster stops)."""
+    with client.as_current(), dask.config.set(scheduler=client):
+        yield client
 
 
 @pytest.fixture(params=["default", pytest.param("cluster", marks=pytest.mark.slow)])
@@ -33,6 +43,5 @@ def scheduler(request):
         with dask.config.set(scheduler="sync"):
             yield None
     else:
-        client = request.getfixturevalue("cluster_client")
-        with client.as_current(), dask.config.set(scheduler=client):
+        with on_cluster(request.getfixturevalue("cluster_client")) as client:
             yield client

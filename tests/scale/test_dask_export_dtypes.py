@@ -43,12 +43,11 @@ def test_export_after_suppression_in_some_partitions_equals_pandas(layout, tmp_p
     want = _steps(sdc.SdcSession(df, **ROLES)).data_for_release()
     assert want["band"].isna().any() and want["band"].dtype == np.float64
     src = tmp_path / "src.parquet"
-    # the synchronous scheduler throughout (not a client another test left as the default)
+    if layout == "pandas-one-file":
+        df.to_parquet(src)
+    else:
+        dd.from_pandas(df, npartitions=4).to_parquet(src, write_index=False)
     with dask.config.set(scheduler="sync"), warnings.catch_warnings():
-        if layout == "pandas-one-file":
-            df.to_parquet(src)
-        else:
-            dd.from_pandas(df, npartitions=4).to_parquet(src, write_index=False)
         warnings.simplefilter("ignore", SdcWarning)
         d = _steps(sdc.SdcSession.from_parquet(src, **ROLES))
         out = d.export(tmp_path / "release.parquet", force=True)

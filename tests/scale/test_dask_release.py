@@ -49,14 +49,15 @@ def test_release_check_same_findings_as_pandas(silc, npartitions, on, request):
     """Sync scheduler on two layouts, the LocalCluster on one (a cluster run costs 15-30 s)."""
     p = _steps(silc)
     d = _steps(dd.from_pandas(silc, npartitions=npartitions))
-    if on == "cluster":
-        client = request.getfixturevalue("cluster_client")
-        ctx = client.as_current(), dask.config.set(scheduler=client)
-    else:
-        ctx = (dask.config.set(scheduler="sync"),)
     with contextlib.ExitStack() as stack:
-        for c in ctx:
-            stack.enter_context(c)
+        if on == "cluster":
+            client = request.getfixturevalue("cluster_client")
+            # the setting is made (and so undone) inside as_current(): built before it, it was
+            # undone first and as_current() then put the client back as the default scheduler
+            stack.enter_context(client.as_current())
+            stack.enter_context(dask.config.set(scheduler=client))
+        else:
+            stack.enter_context(dask.config.set(scheduler="sync"))
         found = [(p.release_check(shuffle=sh), d.release_check(shuffle=sh))
                  for sh in (True, False)]
     for a, b in found:

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ...errors import RoleError, SdcError, TreatmentError
+from ...errors import RoleError, TreatmentError
 from ...methods.base import Treatment
 from ...roles import Roles
-from ..guards import check_identifiers, linked_hits
+from ..guards import check_identifiers, linked_hits, treatment_failures
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..state import State
@@ -154,14 +154,8 @@ def run_step(treatment: Treatment, state: State, seed: int) -> tuple[Any, Roles,
 
     _load_kernels()
     check_identifiers(treatment, state.roles, state.data.dtypes)
-    try:
+    with treatment_failures(treatment):
         res = apply_distributed(treatment, state.data, state.roles, seed=seed)
-    except SdcError:
-        raise
-    except (ValueError, TypeError, KeyError, IndexError, ArithmeticError) as e:
-        raise TreatmentError(
-            f"{treatment.type}: cannot be applied to this state ({type(e).__name__}: {e}); "
-            "the session is unchanged") from e
     roles = res.roles if res.roles is not None else state.roles
     notes = dict(res.notes)
     data = _follow_linked(state.data, res.data, roles, notes)
