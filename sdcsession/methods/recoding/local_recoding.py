@@ -295,12 +295,17 @@ def _check_ancestors(ancestors: Any, columns: tuple[str, ...]) -> dict[str, tupl
 class LocalRecode(Treatment):
     """Progressive local recoding (tag ``"local_recode"``); see `local_recode`.
 
+    A recipe step stored before ``engine`` existed replays with ``engine="progressive"`` (the
+    progression ran for any number of keys then), not ``"auto"``.
+
     >>> LocalRecode(["sex", "age5"], k=3).to_dict()["k"]
     3
     """
 
     type: ClassVar[str] = "local_recode"
     random: ClassVar[bool] = False
+    #: steps stored before ``engine`` existed ran the progression for any number of keys
+    recorded_defaults: ClassVar[dict[str, Any]] = {"engine": "progressive"}
 
     columns: tuple[str, ...] = attrs.field(converter=lambda v: _names(v, "columns"))
     k: int = attrs.field(default=2)
