@@ -67,7 +67,7 @@ import pandas as pd
 
 from ...errors import ParameterError, TreatmentError
 from ...roles import Roles
-from ..base import Result, Treatment, check_int, check_number, require_columns
+from ..base import Result, Treatment, check_choice, check_int, check_number, require_columns
 from ..noise.addition import _names
 from ..suppression._hub_trie import default_cap, hub_trie
 from ._local_core import Hierarchy, recode
@@ -314,7 +314,8 @@ class LocalRecode(Treatment):
     ancestors: dict[str, tuple[str, ...]] | None = attrs.field(
         default=None, converter=lambda v: dict(v) if isinstance(v, Mapping) else v)
     alpha: float = attrs.field(default=1.0)
-    engine: str = attrs.field(default="auto")
+    engine: str = attrs.field(default="auto",
+                              converter=lambda v: check_choice("engine", v, ENGINES))
     max_suppressed_per_record: int | None = attrs.field(default=None)
 
     def __hash__(self) -> int:

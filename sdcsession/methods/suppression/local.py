@@ -33,7 +33,7 @@ import pandas as pd
 from ...errors import ParameterError, SdcWarning, TreatmentError
 from ...progress import Bar
 from ...roles import Roles
-from ..base import Result, Treatment, check_bool, require_columns, to_jsonable
+from ..base import Result, Treatment, check_bool, check_choice, require_columns, to_jsonable
 from ..params import check_int, check_number
 from ._args import (
     _check_combinations,
@@ -46,7 +46,7 @@ from ._args import (
     _set_missing,
     _validate_frame,
 )
-from ._core import compat_sum, k_list, restore_only, solve
+from ._core import ENGINES, compat_sum, k_list, restore_only, solve
 from ._household import _household_consistent, _household_keys
 from ._strata import check_k_spec, k_max, k_note, k_per_group
 from ._subsets import alpha_repair, check_subsets, solve_subsets, subset_ks
@@ -386,7 +386,8 @@ class LocalSuppression(Treatment):
                                                              converter=check_subsets)
     alpha: float = attrs.field(default=1.0, converter=_check_alpha)
     max_suppressed_per_record: int | None = attrs.field(default=None)
-    engine: str = attrs.field(default="auto")
+    engine: str = attrs.field(default="auto",
+                              converter=lambda v: check_choice("engine", v, ENGINES))
 
     @max_suppressed_per_record.validator
     def _cap(self, a: Any, v: Any) -> None:
