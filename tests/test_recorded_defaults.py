@@ -314,3 +314,11 @@ def test_dask_session_replays_an_old_step_with_the_rounds():
                                   progress=False)
     pd.testing.assert_frame_equal(hub[KEYS], hub_pd[KEYS], check_exact=True)
     assert not hub_pd.equals(want)
+
+
+def test_workbench_code_of_an_old_step_names_its_engine():
+    from sdcsession.present.workbench.history import step_code
+
+    assert step_code(OLDEST_LS) == "s.local_suppression(k=3, engine='rounds')"
+    assert step_code({**OLD_LS, "max_suppressed_per_record": None}) == "s.local_suppression(k=3)"
+    assert step_code(OLD_LR).endswith("k=3, engine='progressive')")
