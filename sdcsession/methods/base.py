@@ -185,6 +185,23 @@ class Treatment:
         return f"{self.type}({params})"
 
     # ------------------------------------------------------------ serialisation
+    @classmethod
+    def recorded_params(cls, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The parameters of a stored step completed for replay: a parameter the step lacks
+        (it was written before the parameter existed) takes its value in `recorded_defaults`,
+        the behaviour of the versions that wrote it, not the class default of new steps.
+        Subclasses whose old behaviour depends on which other parameters were written override
+        this (and call it). `from_dict` applies it to decoded parameters.
+
+        >>> from sdcsession.methods.suppression import LocalSuppression
+        >>> LocalSuppression.recorded_params({"k": 3})["engine"]
+        'rounds'
+        """
+        out = dict(params)
+        for k, v in cls.recorded_defaults.items():
+            out.setdefault(k, v)
+        return out
+
     def params(self) -> dict[str, Any]:
         """The parameters as a JSON-serialisable dict for display (without the type tag; lossy:
         see `to_jsonable`; a whole-number float such as ``k=3.0`` is shown as the integer 3).
@@ -222,8 +239,7 @@ class Treatment:
         if tagged:
             params = {k: decode_value(v, where=f"treatment {tag!r}, parameter {k!r}")
                       for k, v in params.items()}
-        for k, v in cls.recorded_defaults.items():
-            params.setdefault(k, v)
+        params = cls.recorded_params(params)
         try:
             return cls(**params)
         except ParameterError as e:

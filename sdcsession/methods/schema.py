@@ -141,7 +141,10 @@ def _hints() -> dict[str, dict[str, dict[str, Any]]]:
                               "max_suppressed_per_record": {
                                   "minimum": 1, "unit": "values",
                                   "description": "many keys: most key values one record "
-                                                 "loses (default half the keys)"}},
+                                                 "loses (default half the keys)"},
+                              "engine": {"enum": ["auto", "rounds", "hub_trie", "cluster"],
+                                         "description": "suppression rounds, hub trie beyond "
+                                                        "11 keys, or one engine for all"}},
         "local_recode": {"columns": cols, "k": {"minimum": 2, "unit": "records",
                                                 "description": "the k of k-anonymity"},
                          "alpha": {"minimum": 0, "maximum": 1,

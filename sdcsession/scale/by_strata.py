@@ -244,7 +244,8 @@ def _ls_fn(t: LocalSuppression, roles: Roles, strata: list[str], hk: list[str] |
                 combinations=t.combinations, weight=roles.weight, weighted=t.weighted,
                 household=roles.household if t.household else None, household_keys=hk,
                 subsets=t.subsets, alpha=t.alpha, progress=False, household_cost=cost,
-                k_total=total, max_suppressed_per_record=t.max_suppressed_per_record)
+                k_total=total, max_suppressed_per_record=t.max_suppressed_per_record,
+                engine=t.engine)
         new = {c: group[c].mask(out[c].isna().to_numpy() & group[c].notna().to_numpy())
                for c in roles.keys}
         return group.assign(**new), notes

@@ -67,7 +67,7 @@ import pandas as pd
 
 from ...errors import ParameterError, TreatmentError
 from ...roles import Roles
-from ..base import Result, Treatment, check_int, check_number, require_columns
+from ..base import Result, Treatment, check_choice, check_int, check_number, require_columns
 from ..noise.addition import _names
 from ..suppression._hub_trie import default_cap, hub_trie
 from ._local_core import Hierarchy, recode
@@ -295,12 +295,17 @@ def _check_ancestors(ancestors: Any, columns: tuple[str, ...]) -> dict[str, tupl
 class LocalRecode(Treatment):
     """Progressive local recoding (tag ``"local_recode"``); see `local_recode`.
 
+    A recipe step stored before ``engine`` existed replays with ``engine="progressive"`` (the
+    progression ran for any number of keys then), not ``"auto"``.
+
     >>> LocalRecode(["sex", "age5"], k=3).to_dict()["k"]
     3
     """
 
     type: ClassVar[str] = "local_recode"
     random: ClassVar[bool] = False
+    #: steps stored before ``engine`` existed ran the progression for any number of keys
+    recorded_defaults: ClassVar[dict[str, Any]] = {"engine": "progressive"}
 
     columns: tuple[str, ...] = attrs.field(converter=lambda v: _names(v, "columns"))
     k: int = attrs.field(default=2)
@@ -309,7 +314,8 @@ class LocalRecode(Treatment):
     ancestors: dict[str, tuple[str, ...]] | None = attrs.field(
         default=None, converter=lambda v: dict(v) if isinstance(v, Mapping) else v)
     alpha: float = attrs.field(default=1.0)
-    engine: str = attrs.field(default="auto")
+    engine: str = attrs.field(default="auto",
+                              converter=lambda v: check_choice("engine", v, ENGINES))
     max_suppressed_per_record: int | None = attrs.field(default=None)
 
     def __hash__(self) -> int:

@@ -10,7 +10,8 @@
   local recoding), `_cluster` (its entry point and the clustering of sorted records it
   replaced), `_restore` (giving back
   suppressions),
-  `_rows` (missing patterns), `_strata` (a k per stratum), `_args` (parameter checks), `_pool`.
+  `_rows` (missing patterns), `_strata` (a k per stratum), `_household` (household-level keys),
+  `_args` (parameter checks, the engine), `_pool`.
 """
 
 from . import local as _main

@@ -2,7 +2,8 @@
 
 Shared by `sdcsession.methods.suppression.local.local_suppression` and
 `sdcsession.methods.suppression.local.suppress_by_risk`: name lists, ``k``, ``combinations``,
-the importance ranks, the data frame and its keys; key codes and the masked result frame.
+the importance ranks, the engine, the data frame and its keys; key codes and the masked result
+frame.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from ...errors import ParameterError, TreatmentError
-from ..base import check_int, check_number, check_size, param_names
+from ..base import check_choice, check_int, check_number, check_size, param_names
+from ._core import ENGINES
 
 __all__: list[str] = []
 
@@ -121,3 +123,19 @@ def _ranks(keys: Sequence[str], importance: Sequence[str] | Sequence[int] | None
         rank[j] = importance.index(c) if c in importance else len(importance)
     return rank
 
+
+
+def _check_engine(engine: Any, weighted: Any = False, cap: Any = None) -> str:
+    """``engine``: one of `ENGINES`; ``"hub_trie"`` and ``"cluster"`` need unit weights
+    (``weighted=False``: both are k-anonymous by construction only when every record counts
+    one), and ``max_suppressed_per_record`` (``cap``) binds the hub trie only (``"auto"`` or
+    ``"hub_trie"``). Raises `ParameterError` naming the parameter."""
+    engine = check_choice("engine", engine, ENGINES)
+    if engine in ("hub_trie", "cluster") and isinstance(weighted, (bool, np.bool_)) and weighted:
+        raise ParameterError(f"engine: {engine!r} counts every record once; weighted=True needs "
+                             "engine='rounds' or 'auto'")
+    if cap is not None and engine in ("rounds", "cluster"):
+        raise ParameterError(f"max_suppressed_per_record: the cap of the hub trie; engine="
+                             f"{engine!r} has none (use engine='auto' or 'hub_trie', or leave "
+                             "max_suppressed_per_record=None)")
+    return engine

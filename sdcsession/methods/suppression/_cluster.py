@@ -3,8 +3,8 @@
 The default many-keys engine is now the hub trie (`hub_suppress`, module
 `sdcsession.methods.suppression._hub_trie`; `MANY_KEYS_ENGINE`), which suppresses fewer values
 on the census-like benchmark (25,767 against 44,997 at 10,000 x 15 keys, 201,600 against
-3,660,688 at 1,000,000); the clustering below stays available (``MANY_KEYS_ENGINE =
-"cluster"``).
+3,660,688 at 1,000,000); the clustering below stays available (``engine="cluster"`` of
+`sdcsession.methods.suppression.local.local_suppression`, or ``MANY_KEYS_ENGINE = "cluster"`` for ``engine="auto"``).
 
 With many keys (more than `CLUSTER_KEYS`) almost every record of a large file is unique, and
 the suppression rounds of `sdcsession.methods.suppression._search` need several suppressions

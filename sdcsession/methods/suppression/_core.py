@@ -11,9 +11,10 @@ set, then the restoration pass) and `restore_only`; the parts live in
 - `sdcsession.methods.suppression._many`: the greedy key-set search when many keys make
   the search over all key subsets too costly;
 - `sdcsession.methods.suppression._cluster`: many keys, the engine that replaces the rounds
-  beyond `CLUSTER_KEYS` keys (unit weights): the hub trie of
+  beyond `CLUSTER_KEYS` keys (unit weights) under ``engine="auto"``: the hub trie of
   `sdcsession.methods.suppression._hub_trie` (``_cluster.MANY_KEYS_ENGINE``, default) or the
-  clustering of sorted records;
+  clustering of sorted records; ``engine="rounds" | "hub_trie" | "cluster"`` names one engine
+  for every key set (`ENGINES`);
 - `sdcsession.methods.suppression._restore`: the restoration pass.
 
 The heuristic (`solve`) is described in `sdcsession.methods.suppression.local.local_suppression`.
@@ -34,7 +35,11 @@ from ._counter import _pool as _pool  # re-exported: the tests switch threads th
 from ._restore import _restore_phase
 from ._search import _suppress, _suppress_phase
 
-__all__ = ["Counter", "SolveInfo", "solve", "restore_only", "compat_sum", "k_list"]
+__all__ = ["Counter", "SolveInfo", "solve", "restore_only", "compat_sum", "k_list", "ENGINES"]
+
+#: the engines of local suppression: ``"auto"`` (the rounds up to `CLUSTER_KEYS` keys, the hub
+#: trie beyond, both on small files), or one engine for every key set
+ENGINES = ("auto", "rounds", "hub_trie", "cluster")
 
 
 @dataclass
@@ -78,10 +83,11 @@ BOTH_ROWS = 5_000
 CLUSTER_RESTORE_ROWS = 50_000
 
 
-def _clustered(n: int, w: np.ndarray, cols: Sequence[int]) -> bool:
-    """Whether key set ``cols`` is solved by the clustering (`_cluster`): more than
-    `CLUSTER_KEYS` keys and unit weights."""
-    return len(cols) > CLUSTER_KEYS and n > 0 and bool(np.all(w == 1.0))
+def _clustered(n: int, w: np.ndarray, cols: Sequence[int], min_keys: int | None = None) -> bool:
+    """Whether key set ``cols`` goes to a many-keys engine (`_cluster`): at least ``min_keys``
+    keys (default: more than `CLUSTER_KEYS`) and unit weights."""
+    least = CLUSTER_KEYS + 1 if min_keys is None else min_keys
+    return len(cols) >= least and n > 0 and bool(np.all(w == 1.0))
 
 
 def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Sequence[int],
@@ -90,38 +96,55 @@ def solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Seq
           method: str = "auto", cap: int | None = None) -> SolveInfo:
     """Suppress values of ``X`` (in place) until fk >= k on every key set, then restore extras.
 
-    ``method``: ``"rounds"`` (the greedy suppression rounds of `_search`), ``"cluster"`` (key
-    sets with more than `CLUSTER_KEYS` keys and unit weights by the clustering of `_cluster`,
-    the others by the rounds) or ``"auto"``: ``"cluster"``, and on at most `BOTH_ROWS` records
-    both, keeping the solution with fewer suppressions (ties: the rounds'; the rounds' only if
-    no record loses more than ``cap`` when ``cap`` is given). ``cap``: the hub trie's most
-    values per record (None: half the keys of the key set). Other parameters: see `_solve`.
+    ``method`` (one of `ENGINES`): ``"rounds"`` (the greedy suppression rounds of `_search` on
+    every key set, whatever its number of keys, a combination that no single suppression helps
+    always getting the smallest key set that works, tried over every subset: the rounds of
+    every version before the many-keys engines), ``"hub_trie"`` or ``"cluster"`` (every key set
+    with unit weights by that engine of `_cluster`, whatever its number of keys; key sets of
+    weighted records by the rounds) or ``"auto"``: key sets with more than `CLUSTER_KEYS` keys
+    and unit weights by ``_cluster.MANY_KEYS_ENGINE`` (the hub trie), the others by the rounds
+    (beyond 11 keys and many combinations the greedy key sets of `_many`), and on at most `BOTH_ROWS` records both, keeping the solution with fewer suppressions
+    (ties: the rounds'; the rounds' only if no record loses more than ``cap`` when ``cap`` is
+    given). ``cap``: the hub trie's most values per record (None: half the keys of the key
+    set). Other parameters: see `_solve`.
     """
-    if method == "auto":
-        if any(_clustered(len(X), w, c) for c in keysets) and len(X) <= BOTH_ROWS:
-            Xr, X0 = X.copy(), X.copy()
-            a = _solve(Xr, w, keysets, cards, k, rank, restore, None, cost, False)
-            b = _solve(X, w, keysets, cards, k, rank, restore, None, cost, True, cap)
-            # a cap given explicitly binds the rounds too (the default one binds the hub trie)
-            fits = cap is None or int(((Xr < 0) & (X0 >= 0)).sum(1).max()) <= cap
-            if fits and int(a.suppressed.sum()) <= int(b.suppressed.sum()) and \
-                    a.unresolvable <= b.unresolvable:
-                X[:] = Xr
-                b = a
-            if bar is not None:
-                bar.update(len(X) * len(keysets))
-            return b
-        method = "cluster"
-    return _solve(X, w, keysets, cards, k, rank, restore, bar, cost, method == "cluster", cap)
+    if method == "rounds":
+        return _solve(X, w, keysets, cards, k, rank, restore, bar, cost, many=None,
+                      exhaustive=True)
+    if method in ("hub_trie", "cluster"):
+        return _solve(X, w, keysets, cards, k, rank, restore, bar, cost, many=method,
+                      min_keys=1, cap=cap)
+    if method != "auto":
+        raise ValueError(f"solve: unknown method {method!r}")  # the callers check it
+    engine = _cluster.MANY_KEYS_ENGINE
+    if any(_clustered(len(X), w, c) for c in keysets) and len(X) <= BOTH_ROWS:
+        Xr, X0 = X.copy(), X.copy()
+        a = _solve(Xr, w, keysets, cards, k, rank, restore, None, cost, many=None)
+        b = _solve(X, w, keysets, cards, k, rank, restore, None, cost, many=engine, cap=cap)
+        # a cap given explicitly binds the rounds too (the default one binds the hub trie)
+        fits = cap is None or int(((Xr < 0) & (X0 >= 0)).sum(1).max()) <= cap
+        if fits and int(a.suppressed.sum()) <= int(b.suppressed.sum()) and \
+                a.unresolvable <= b.unresolvable:
+            X[:] = Xr
+            b = a
+        if bar is not None:
+            bar.update(len(X) * len(keysets))
+        return b
+    return _solve(X, w, keysets, cards, k, rank, restore, bar, cost, many=engine, cap=cap)
 
 
 def _solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Sequence[int],
            k: float | Sequence[float], rank: np.ndarray | None = None, restore: bool = True,
            bar: Bar | None = None, cost: np.ndarray | None = None,
-           cluster: bool = False, cap: int | None = None) -> SolveInfo:
+           many: str | None = None, cap: int | None = None,
+           min_keys: int | None = None, exhaustive: bool = False) -> SolveInfo:
     """Suppress values of ``X`` (in place) until fk >= k on every key set, then restore extras.
 
-    ``cluster``: key sets with many keys by the clustering (see `solve`). ``k``: one number, or one per key set (key set i must reach its own k_i).
+    ``many``: None (the rounds for every key set), or the engine (``"hub_trie"``,
+    ``"cluster"``) of the key sets with at least ``min_keys`` keys (default: more than
+    `CLUSTER_KEYS`) and unit weights (see `solve`); ``exhaustive``: the rounds try every key
+    subset for the combinations no single suppression helps (`_search._fallback`). ``k``: one number, or one per key set (key
+    set i must reach its own k_i).
     ``rank``: per column of ``X``, larger = less important (suppressed first); ``None`` = by gain.
     Records cannot be protected when the total weight is below k: then nothing is suppressed and
     ``info.unresolvable`` counts the records. ``bar`` advances by the records found safe, per key
@@ -144,9 +167,9 @@ def _solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Se
     for cols, kk in zip(ks, kl, strict=True):
         rk = None if rank is None else np.asarray(rank)[cols]
         ck = None if cost is None else np.asarray(cost, dtype=float)[cols]
-        by_cluster.append(cluster and _clustered(len(X), w, cols))
+        by_cluster.append(many is not None and _clustered(len(X), w, cols, min_keys))
         if by_cluster[-1]:
-            if _cluster.MANY_KEYS_ENGINE == "hub_trie":
+            if many == "hub_trie":
                 rows, vs, fb = hub_suppress(X, cols, np.asarray(cards)[cols], kk, rk, ck, cap)
                 info.fallback = (info.fallback or 0) + fb
             else:
@@ -157,13 +180,15 @@ def _solve(X: np.ndarray, w: np.ndarray, keysets: list[Sequence[int]], cards: Se
             base.append(None)  # counted only when needed (restoration, final count)
             continue
         if rk is None:
-            cnt, _ = _suppress_phase(X, w, cols, cards, kk, rk, info, order, bar=bar, cost=ck)
+            cnt, _ = _suppress_phase(X, w, cols, cards, kk, rk, info, order, bar=bar, cost=ck,
+                                     exhaustive=exhaustive)
         else:
             # importance: the least important keys alone first, then one more key at a time
             cnt, act = None, None
             for lev in sorted(set(rk.tolist()), reverse=True):
                 cnt, act = _suppress_phase(X, w, cols, cards, kk, rk, info, order, bar=bar,
-                                           cost=ck, allowed=rk >= lev, active=act, cnt=cnt)
+                                           cost=ck, allowed=rk >= lev, active=act, cnt=cnt,
+                                           exhaustive=exhaustive)
                 if not act.any():
                     break
         base.append(cnt)

@@ -53,13 +53,16 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
                     max_rounds: int = 10_000, cnt: Counter | None = None,
                     bar: Bar | None = None, cost: np.ndarray | None = None,
                     allowed: np.ndarray | None = None,
-                    active: np.ndarray | None = None) -> tuple[Counter, np.ndarray]:
+                    active: np.ndarray | None = None,
+                    exhaustive: bool = False) -> tuple[Counter, np.ndarray]:
     """Greedy rounds that suppress until every record of ``X`` has fk >= k on ``cols``.
 
     ``allowed``: key positions that may be suppressed (default all); ``active``: the records
     that may still violate (default all). Returns the (persistent) counter of ``X`` on ``cols``
     (weight column 0 = ``w``) and the records still violating (none unless ``allowed`` or the
-    data leave no way).
+    data leave no way). ``exhaustive``: combinations that no single suppression helps always
+    get the smallest key set by trying every subset (`_fallback`), never the greedy key sets of
+    `_many` (the rounds as they were before many keys had an engine of their own).
     """
     n = len(X)
     pcols = len(cols)
@@ -144,7 +147,7 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
         ok = np.isfinite(bgain)
         if not ok.any():
             if not _fallback(X, w, cols, cards, k, rank, vi, cell_of, cells, info, order, cnt,
-                             allowed):
+                             allowed, exhaustive):
                 return cnt, active
             continue
         cand = np.flatnonzero(ok)
@@ -166,7 +169,7 @@ def _suppress_phase(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Seque
                                      order)
         if changed == 0:
             if not _fallback(X, w, cols, cards, k, rank, vi, cell_of, cells, info, order, cnt,
-                             allowed):
+                             allowed, exhaustive):
                 return cnt, active
     return cnt, active
 
@@ -331,8 +334,9 @@ def _apply_donors_rows(X: np.ndarray, cols: np.ndarray, t: int, cs: np.ndarray,
 def _fallback(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[int], k: float,
               rank: np.ndarray | None, vi: np.ndarray, cell_of: np.ndarray, cells: np.ndarray,
               info: SolveInfo, order: list[Entry], cnt: Counter,
-              allowed: np.ndarray | None = None) -> bool:
-    """No single suppression helps: suppress, per violating cell, the smallest key set that works."""
+              allowed: np.ndarray | None = None, exhaustive: bool = False) -> bool:
+    """No single suppression helps: suppress, per violating cell, the smallest key set that works
+    (beyond `EXACT_KEYS` keys and `EXACT_WORK`, unless ``exhaustive``: greedy key sets)."""
     pcols = len(cols)
     nc = len(cells)
     todo = np.ones(nc, bool)
@@ -343,7 +347,7 @@ def _fallback(X: np.ndarray, w: np.ndarray, cols: np.ndarray, cards: Sequence[in
     pos_order = [t for t in range(pcols) if allowed is None or allowed[t]]
     if rank is not None:  # least important first
         pos_order = sorted(pos_order, key=lambda t: -rank[t])
-    if len(pos_order) > EXACT_KEYS and nc << len(pos_order) > EXACT_WORK:
+    if not exhaustive and len(pos_order) > EXACT_KEYS and nc << len(pos_order) > EXACT_WORK:
         # many keys and many combinations: greedy sets (`_many`), not all 2^p subsets
         sel, stp = greedy_key_sets(X, cols, k, rank, cells, pos_order, cnt)
         pi, t = np.nonzero(sel[cell_of])

@@ -33,10 +33,11 @@ import pandas as pd
 from ...errors import ParameterError, SdcWarning, TreatmentError, user_stacklevel
 from ...progress import Bar
 from ...roles import Roles
-from ..base import Result, Treatment, check_bool, require_columns, to_jsonable
+from ..base import Result, Treatment, check_bool, check_choice, require_columns, to_jsonable
 from ..params import check_int, check_number
 from ._args import (
     _check_combinations,
+    _check_engine,
     _check_k_fits,
     _encode,
     _importance,
@@ -45,7 +46,8 @@ from ._args import (
     _set_missing,
     _validate_frame,
 )
-from ._core import compat_sum, k_list, restore_only, solve
+from ._core import ENGINES, compat_sum, k_list, restore_only, solve
+from ._household import _household_consistent, _household_keys
 from ._strata import check_k_spec, k_max, k_note, k_per_group
 from ._subsets import alpha_repair, check_subsets, solve_subsets, subset_ks
 from .by_risk import SuppressByRisk, suppress_by_risk
@@ -73,6 +75,7 @@ def local_suppression(
     household_cost: float | None = None,
     k_total: float | None = None,
     max_suppressed_per_record: int | None = None,
+    engine: str = "auto",
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Suppress key values (set them missing) until every record has fk >= k.
 
@@ -150,7 +153,14 @@ def local_suppression(
     the whole frame is refused (``k_total`` gives that number instead: the Dask path checks the
     whole file's and solves stratum by stratum). ``max_suppressed_per_record``: the hub trie's
     cap (many keys only; an integer in 1..len(keys); given, it binds the rounds of small files
-    too); ``notes["fallback_records"]`` counts the records allowed beyond it. ``progress``: a bar counting the records found safe (None:
+    too); ``notes["fallback_records"]`` counts the records allowed beyond it. ``engine``:
+    ``"auto"`` (default: step 1 as described, the hub trie beyond 11 keys), ``"rounds"`` (the
+    rounds for any number of keys, the smallest key set always searched over every subset:
+    what every version did before the many-keys engines, and what a recipe step without
+    ``engine`` and ``max_suppressed_per_record`` replays),
+    ``"hub_trie"`` or ``"cluster"`` (for any number of keys: the hub trie, or the clustering
+    of sorted records of module ``_cluster``; both need ``weighted=False``);
+    ``max_suppressed_per_record`` needs ``"auto"`` or ``"hub_trie"``. ``progress``: a bar counting the records found safe (None:
     automatic, see `sdcsession.progress`).
 
     Returns ``(new_df, notes)`` with notes ``suppressed`` (per key), ``total``,
@@ -189,6 +199,7 @@ def local_suppression(
     importance = _importance(importance)
     cap = None if max_suppressed_per_record is None else check_int(
         "max_suppressed_per_record", max_suppressed_per_record, 1, len(keys))
+    engine = _check_engine(engine, check_bool("weighted", weighted), cap)
     strata_cols = list(_names(strata, "strata") or ())
     combos = _check_combinations(combinations)
     require_columns(df, strata_cols, "local_suppression strata")
@@ -245,10 +256,10 @@ def local_suppression(
         Xg = X[g]
         if sub_k is not None:
             info = solve_subsets(Xg, w_all[g], keysets, cards, kk, rank=rank, restore=restore,
-                                 bar=bar, cost=cost, cap=cap)
+                                 bar=bar, cost=cost, cap=cap, method=engine)
         else:
             info = solve(Xg, w_all[g], keysets, cards, kk, rank=rank, restore=restore, bar=bar,
-                         cost=cost, cap=cap)
+                         cost=cost, cap=cap, method=engine)
         X[g] = Xg
         if info.violators is None:
             exact = False
@@ -331,48 +342,6 @@ def _check_alpha(value: Any) -> float:
     return check_number("alpha", value, 0, 1)
 
 
-def _household_keys(df: pd.DataFrame, keys: Sequence[str], household: str,
-                    household_keys: Sequence[str] | None) -> tuple[np.ndarray, list[str]]:
-    """Household index per record and the household-level keys (given, or constant within every
-    household)."""
-    require_columns(df, [household], "local_suppression household")
-    hid, _ = pd.factorize(df[household], use_na_sentinel=True)
-    if (hid < 0).any():
-        raise TreatmentError(f"household: column {household!r} has missing household ids")
-    nh = int(hid.max()) + 1 if len(hid) else 0
-    if household_keys is None:
-        hk = []
-        for c in keys:
-            codes = pd.factorize(df[c], use_na_sentinel=True)[0]
-            lo = np.full(nh, np.iinfo(np.int64).max)
-            hi = np.full(nh, -2)
-            np.minimum.at(lo, hid, codes)
-            np.maximum.at(hi, hid, codes)
-            if np.array_equal(lo, hi):
-                hk.append(c)
-    else:
-        hk = list(household_keys)
-        unknown = [c for c in hk if c not in keys]
-        if unknown:
-            raise TreatmentError(f"household_keys: {unknown} are not key variables {list(keys)}")
-    return hid, hk
-
-
-def _household_consistent(hid: np.ndarray, hk: Sequence[str], keys: Sequence[str],
-                          new_mask: np.ndarray, orig_missing: np.ndarray) -> int:
-    """Extend suppressions of household-level keys to all members (in place); return the number added."""
-    nh = int(hid.max()) + 1 if len(hid) else 0
-    added = 0
-    for c in hk:
-        j = keys.index(c)
-        hit = np.bincount(hid[new_mask[:, j]], minlength=nh) > 0
-        extra = hit[hid] & ~new_mask[:, j] & ~orig_missing[:, j]
-        added += int(extra.sum())
-        new_mask[extra, j] = True
-    return added
-
-
-
 # ----------------------------------------------------------------------------- treatments
 @attrs.frozen
 class LocalSuppression(Treatment):
@@ -387,6 +356,10 @@ class LocalSuppression(Treatment):
     that must each be k-anonymous, ``k`` then one number or one per subset; ``alpha``: the
     wildcard weight of missing values (the session passes its own alpha).
     ``max_suppressed_per_record``: many keys, the most values one record loses (default half).
+    ``engine``: ``"auto"``, ``"rounds"``, ``"hub_trie"`` or ``"cluster"`` (see
+    `local_suppression`). A step stored before ``engine`` existed replays with the engine it
+    ran with: ``"rounds"``, or ``"auto"`` when it records ``max_suppressed_per_record`` (which
+    came with the hub trie); see `recorded_params`.
 
     Example
     -------
@@ -398,6 +371,9 @@ class LocalSuppression(Treatment):
     """
 
     type = "local_suppression"
+    #: steps stored without ``engine`` ran the rounds for any number of keys (the many-keys
+    #: engines came later); see `recorded_params` for those that record the hub trie's cap
+    recorded_defaults = {"engine": "rounds"}
 
     k: float | tuple[Any, ...] = attrs.field(default=3, converter=check_k_spec)
     importance: tuple[str, ...] | None = attrs.field(
@@ -410,11 +386,26 @@ class LocalSuppression(Treatment):
                                                              converter=check_subsets)
     alpha: float = attrs.field(default=1.0, converter=_check_alpha)
     max_suppressed_per_record: int | None = attrs.field(default=None)
+    engine: str = attrs.field(default="auto",
+                              converter=lambda v: check_choice("engine", v, ENGINES))
 
     @max_suppressed_per_record.validator
     def _cap(self, a: Any, v: Any) -> None:
         if v is not None:
             check_int(a.name, v, 1)
+
+    @engine.validator
+    def _engine(self, a: Any, v: Any) -> None:
+        _check_engine(v, self.weighted, self.max_suppressed_per_record)
+
+    @classmethod
+    def recorded_params(cls, params: Mapping[str, Any]) -> dict[str, Any]:
+        """A stored step's parameters with the engine it ran with: ``"auto"`` (the hub trie
+        beyond 11 keys) when it records ``max_suppressed_per_record`` (written since the hub
+        trie, before ``engine``), else ``recorded_defaults`` (``"rounds"``)."""
+        if "engine" not in params and "max_suppressed_per_record" in params:
+            params = {**params, "engine": "auto"}
+        return super().recorded_params(params)
 
     def __attrs_post_init__(self) -> None:
         if self.subsets is not None:
@@ -467,5 +458,5 @@ class LocalSuppression(Treatment):
             combinations=self.combinations, weight=roles.weight, weighted=self.weighted,
             household=roles.household if self.household else None,
             subsets=self.subsets, alpha=self.alpha,
-            max_suppressed_per_record=self.max_suppressed_per_record)
+            max_suppressed_per_record=self.max_suppressed_per_record, engine=self.engine)
         return Result(out, notes=notes)

@@ -118,6 +118,7 @@ _LABELS: dict[tuple[str, str], tuple[str, str]] = {
     ("local_recode", "ancestors"): ("Ancestors of each category", "JSON mapping"),
     ("local_suppression", "max_suppressed_per_record"): (
         "Most values one record loses (many keys)", "values (empty: half the keys)"),
+    ("local_suppression", "engine"): ("Engine (auto: hub trie beyond 11 keys)", ""),
     ("local_recode", "engine"): ("Engine (auto: hub trie beyond 11 keys)", ""),
     ("local_recode", "max_suppressed_per_record"): ("Most values one record loses (hub trie)",
                                                     "values (empty: half the keys)"),

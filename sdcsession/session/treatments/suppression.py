@@ -28,7 +28,8 @@ class SuppressionMethods:
                           combinations: int | None = None, weighted: bool = False,
                           household: bool = False,
                           subsets: Sequence[Sequence[str]] | None = None,
-                          max_suppressed_per_record: int | None = None) -> Any:
+                          max_suppressed_per_record: int | None = None,
+                          engine: str = "auto") -> Any:
         """Suppress key values until every record's combination has fk ≥ k (missing = wildcard).
 
         ``importance``: key names, most important first (suppressed last); ``household=True``
@@ -40,13 +41,17 @@ class SuppressionMethods:
         ``s.risk.frequencies`` (wildcards weighted by the session's alpha).
         ``max_suppressed_per_record``: with more than 11 keys (the hub trie), the most key
         values one record loses (default half the keys; fallback records excepted).
+        ``engine``: ``"auto"`` (the suppression rounds up to 11 keys, the hub trie beyond),
+        or one engine for any number of keys: ``"rounds"``, ``"hub_trie"`` or ``"cluster"``
+        (the last two need ``weighted=False``); recorded in the step, so a recipe replays
+        with the engine it ran with.
         See `LocalSuppression` for the algorithm.
         """
         return self.apply(_build(
             "local_suppression", k=k, importance=importance, strata=strata,
             combinations=combinations, weighted=weighted, household=household,
             subsets=subsets, alpha=getattr(self, "alpha", 1.0),
-            max_suppressed_per_record=max_suppressed_per_record))
+            max_suppressed_per_record=max_suppressed_per_record, engine=engine))
 
     def suppress_by_risk(self, threshold: float = 0.15, *, column: str | None = None,
                          importance: Sequence[str] | None = None) -> Any:
