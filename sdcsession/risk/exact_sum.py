@@ -51,20 +51,21 @@ def partial_sum(values: np.ndarray | Iterable[float], *, skip_nan: bool = False)
     >>> partial_sum(np.array([0.5, np.nan]), skip_nan=True)
     (1, -1)
     """
-    from ._exact_sum_jit import accumulate
+    from ._exact_sum_jit import LANES, accumulate
 
     x = np.asarray(values, dtype=np.float64)
     if x.ndim != 1:
         x = x.ravel()
-    hi = np.zeros(2048, dtype=np.int64)
-    lo = np.zeros(2048, dtype=np.int64)
+    hi = np.zeros((LANES, 2048), dtype=np.int64)
+    lo = np.zeros((LANES, 2048), dtype=np.int64)
     if accumulate(x.view(np.int64), hi, lo, bool(skip_nan)) >= 0:
         raise ValueError("exact sum: values must be finite")
-    used = np.flatnonzero((hi != 0) | (lo != 0))
+    used = np.flatnonzero(((hi != 0) | (lo != 0)).any(axis=0))
     if not len(used):
         return 0, 0
     e0 = int(used[0])
-    total = sum(((int(hi[j]) << _LO) + int(lo[j])) << (int(j) - e0) for j in used.tolist())
+    total = sum(((sum(int(v) for v in hi[:, j]) << _LO) + sum(int(v) for v in lo[:, j]))
+                << (int(j) - e0) for j in used.tolist())
     return combine([(total, e0 - 1075)])  # exponent field e: value m · 2^(e - 1075)
 
 
