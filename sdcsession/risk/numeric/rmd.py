@@ -62,7 +62,6 @@ True
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from typing import Literal
 
@@ -72,7 +71,7 @@ import pandas as pd
 
 from ...errors import MeasureError, ParameterError
 from .._codes import as_keys, check_columns, check_frame, check_number
-from ..robust.minimum_covariance import MCD, mcd
+from ..robust.minimum_covariance import MCD
 from .disclosure import _paired
 
 __all__ = ["RMDRisk", "rmd_risk"]
@@ -221,7 +220,7 @@ def rmd_risk(
     at1 = hit.any(axis=1)
     at2 = np.zeros(n, dtype=bool)
     if at1.any():
-        at2[at1] = _nearest_other(zm, np.flatnonzero(at1)) > kk2
+        at2[at1] = _isolated(zm, np.flatnonzero(at1), kk2)
     n1, n2 = int(at1.sum()), int(at2.sum())
     return RMDRisk(
         risk1=n1 / n, risk2=n2 / n,
@@ -250,38 +249,15 @@ def _modal_mcd(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str)
     and keeping the most frequent subset (ties: the smallest determinant, then the first run),
     computed with less work: each run is only the search (the reweighted estimate is formed once,
     for the subset chosen); the converged last-stage C-steps are shared between runs that reach
-    the same start (``memo`` of `sdcsession.risk.robust._fastmcd.fastmcd`); and the runs stop
-    as soon as one subset has more votes than any other subset (seen or not) can still reach.
+    the same start (``memo`` of `sdcsession.risk.robust._fastmcd.fastmcd`); the runs stop
+    as soon as one subset has more votes than any other subset (seen or not) can still reach;
+    the start stages of the next runs run in threads while a run is finished; and the last few
+    fits are cached by a digest of z and the settings (`sdcsession.risk.numeric._rmd_mcd`).
     """
-    _check_search(n_starts, runs, seed)
-    n, p = z.shape
-    if p == 1 or n_starts == 0 or runs == 1 or n <= p + 1:  # exact, deterministic or one run
-        return mcd(z, n_starts=n_starts, seed=int(seed), search="fastmcd", reweight=True,
-                   exact_fit="error", consistency=factors)
-    if not np.isfinite(z).all():
-        raise MeasureError("mcd: x has missing or infinite values; drop or impute those records")
-    from ..robust._fastmcd import fastmcd
-    from ..robust.minimum_covariance import _robustbase_fit
+    from ._rmd_mcd import modal_mcd
 
-    z = np.ascontiguousarray(z, dtype=np.float64)
-    h = min(max((n + p + 1) // 2, p + 1), n)
-    memo: dict = {}
-    found: list = []
-    keys: list[bytes] = []
-    count: Counter = Counter()
-    for i in range(runs):
-        fit = fastmcd(z, h, n_starts, np.random.default_rng(int(seed) + i), "error", 100,
-                      memo=memo)
-        found.append(fit)
-        keys.append(fit[1].tobytes())
-        count[keys[-1]] += 1
-        left = runs - i - 1
-        (lead, c1), *rest = count.most_common(2) + [(None, 0)]
-        if c1 > rest[0][1] + left:  # no other subset can reach it (an unseen one: c1 > left)
-            break
-    done = len(found)
-    best = max(range(done), key=lambda j: (count[keys[j]], -found[j][0]))
-    return _robustbase_fit(z, h, found[best], True, "error", factors)
+    _check_search(n_starts, runs, seed)
+    return modal_mcd(z, n_starts, runs, seed, factors)
 
 
 def _robust_distance(z: np.ndarray, fit: MCD) -> np.ndarray:
@@ -348,6 +324,19 @@ def _scale_masked(xm: np.ndarray) -> np.ndarray:
         sd = np.sqrt((dev * dev).sum(axis=0) / (cnt - 1))
         sd = np.where(sd > 0, sd, np.nan)
         return (xm - mean) / sd
+
+
+def _isolated(zm: np.ndarray, rows: np.ndarray, k2: float) -> np.ndarray:
+    """RMDID2's test for the records in ``rows``: no other masked record within k2, i.e.
+    ``_nearest_other(zm, rows) > k2``. Complete data take the grid of
+    `sdcsession.risk.numeric._rmd_near` (the same answer without the nearest distances)."""
+    if not np.isnan(zm).any():
+        from ._rmd_near import isolated
+
+        out = isolated(zm, rows, k2)
+        if out is not None:
+            return out
+    return _nearest_other(zm, rows) > k2
 
 
 def _nearest_other(zm: np.ndarray, rows: np.ndarray) -> np.ndarray:
