@@ -63,6 +63,12 @@ def test_grid_test_by_hand_and_fallbacks():
     assert isolated(z, np.arange(4), 0.0) is None  # k2 = 0: the k-d tree decides
     assert isolated(z * 1e9, np.arange(4), 1e-3) is None  # a radius tiny against the spread
     assert isolated(z[:1], np.arange(1), 0.05).tolist() == [True]
+    # many cells (10^6 > 8 n + 65,536): sorted by argsort instead of the counting sort
+    spread = np.random.default_rng(1).uniform(0, 10, size=(400, 3))
+    spread[1] = spread[0] + [0.0, 0.0, 0.1]
+    near = _nearest_other(spread, np.arange(400))
+    for k2 in (0.1, 0.3, near[0]):
+        assert np.array_equal(isolated(spread, np.arange(400), k2), near > k2)
 
 
 # ------------------------------------------------------- compiled start stages vs staged code

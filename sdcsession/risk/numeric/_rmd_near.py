@@ -12,8 +12,9 @@ and stops at the first other record with √s ≤ k2, s = Σ_j (z'_ij − z'_lj)
 ``scipy.spatial.cKDTree`` sums it (in order for p < 4; four running sums, then the rest, for
 p ≥ 4), so the distance compared with k2 is the k-d tree's value bit for bit and the answer is
 the same as ``nearest > k2`` from the k-d tree's nearest-neighbour query, ties at exactly k2
-included. Cost: one sort and O(number of records in the neighbouring cells), about a millisecond
-for 10,000 records where the nearest-neighbour query took about ten.
+included. Cost: one sort (a counting sort when there are few cells) and O(number of records in
+the neighbouring cells), under a millisecond for 10,000 records where the nearest-neighbour
+query took about nine.
 
 The grid is not used (``isolated`` returns None, the caller queries the k-d tree) when k2 is 0,
 when |z/c| could reach 10⁶ (a radius tiny against the spread) or the cell keys would overflow
@@ -66,12 +67,29 @@ def isolated(zm: np.ndarray, rows: np.ndarray, k2: float) -> np.ndarray | None:
     for j in range(g - 2, -1, -1):
         strides[j] = strides[j + 1] * widths[j + 1]
     keys = cells @ strides
-    order = np.argsort(keys)
+    size = int(np.prod(widths))
+    order = _counting_order(keys, size) if size <= 8 * n + 65_536 else np.argsort(keys)
     want = np.zeros(n, dtype=bool)
     want[rows] = True
     out = _isolated(np.ascontiguousarray(zm), want, cells, strides, keys[order], order,
                     float(k2))
     return out[rows]
+
+
+@jit(nogil=True)
+def _counting_order(keys, size):
+    """The records in the order of their keys in [0, size) (a counting sort)."""
+    start = np.zeros(size + 1, np.int64)
+    for k in keys:
+        start[k + 1] += 1
+    for k in range(size):
+        start[k + 1] += start[k]
+    order = np.empty(keys.shape[0], np.int64)
+    for i in range(keys.shape[0]):
+        k = keys[i]
+        order[start[k]] = i
+        start[k] += 1
+    return order
 
 
 @jit(nogil=True)

@@ -25,6 +25,11 @@ R's ``robustbase::covMcd`` (nsamp = 500, nmini = 300, kmini = 5):
   100,000 (2 or 1 at a million records); iterating to convergence can only lower the
   determinant of the subset it reaches, at about one pass over the records per step.
 
+The random-start stages (and the screen on all records) run in one compiled call that releases
+the GIL (`candidates`, `sdcsession.risk.robust._fastmcd_stages`), the last stage in `finish`;
+`_candidates` and `_screen` are the same stages in numpy around the compiled C-steps, the
+reference the compiled stages are tested against.
+
 Reference: Rousseeuw, P. J. & Van Driessen, K. (1999) A fast algorithm for the minimum covariance
 determinant estimator, Technometrics 41, 212–223.
 
