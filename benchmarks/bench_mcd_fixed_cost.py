@@ -50,7 +50,7 @@ from sdcsession.methods.recoding.mv_top_coding import mv_top_code  # noqa: E402
 from sdcsession.risk.numeric import _rmd_mcd  # noqa: E402
 from sdcsession.risk.numeric.rmd import rmd_risk  # noqa: E402
 
-REPS = 5
+REPS = 9
 
 
 def best(f, reps=REPS, first=False):

@@ -10,11 +10,11 @@ the sequential loop did: the subset chosen, the shared ``memo`` and any error ra
 same; a run started ahead and not needed is abandoned between its stages.
 
 Cache: the fit depends only on the standardised original, the search settings and the factors,
-so the last ``CACHE_SIZE`` fits are kept under a digest (SHA-256) of the array's bytes, its shape
-and the settings. A session that computes the RMD risk after every step against the same
-original pays the search once; a changed original (any bit) has another digest. A cached fit is
-handed out as a copy (its arrays are copied), so changing a returned fit cannot change a later
-result.
+so the last ``CACHE_SIZE`` fits are kept under a digest (SHA-256) of the array's bytes, its
+shape and memory layout (numpy's sums follow the layout) and the settings. A session that
+computes the RMD risk after every step against the same original pays the search once; a
+changed original (any bit) has another digest. A cached fit is handed out as a copy (its arrays
+are copied), so changing a returned fit cannot change a later result.
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ def modal_mcd(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str,
     >>> a.log_det == b.log_det, a.scatter is b.scatter
     (True, False)
     """
-    key = (hashlib.sha256(np.ascontiguousarray(z)).digest(), z.shape, str(z.dtype),
-           int(n_starts), int(runs), int(seed), factors)
+    key = (hashlib.sha256(np.ascontiguousarray(z)).digest(), z.shape, z.strides, str(z.dtype),
+           int(n_starts), int(runs), int(seed), factors)  # strides: sums follow the layout
     with _lock:
         fit = _cache.get(key)
         if fit is not None:

@@ -308,14 +308,11 @@ def _aligned(original: pd.DataFrame, masked: pd.DataFrame, columns: str | Iterab
     masked = _paired(original, masked)  # records paired by index, as every numeric risk
     arrays = []
     for name, frame in (("original", original), ("masked", masked)):
-        series = [frame[c] for c in cols]
-        bad = [c for c, v in zip(cols, series) if not pd.api.types.is_numeric_dtype(v)
-               or pd.api.types.is_bool_dtype(v)]
+        bad = [c for c in cols if not pd.api.types.is_numeric_dtype(frame[c])
+               or pd.api.types.is_bool_dtype(frame[c])]
         if bad:
             raise MeasureError(f"{name}: column(s) {bad} are not numeric")
-        a = np.empty((len(frame), len(cols)))
-        for j, v in enumerate(series):  # column by column: no copy of the frame first
-            a[:, j] = v.to_numpy(dtype=np.float64, na_value=np.nan)
+        a = frame[cols].to_numpy(dtype=np.float64, na_value=np.nan)
         if np.isinf(a).any():
             raise MeasureError(f"{name}: infinite values in {cols}")
         empty = [c for c, e in zip(cols, np.isnan(a).all(axis=0)) if e]
