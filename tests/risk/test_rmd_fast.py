@@ -155,6 +155,8 @@ def test_cache_same_values_fresh_copy_and_changed_original(monkeypatch):
                       (40, 4, 1, "robustbase-0.95"), (40, 4, 0, "robustbase")):
         _modal_mcd(z, *settings_)
     assert len(calls) == 6  # every setting is part of the key
+    _same_fit(_modal_mcd(np.asfortranarray(z), 40, 4, 0, "robustbase-0.95"), first)
+    assert len(calls) == 7  # so is the memory layout (numpy's sums follow it)
     assert len(_rmd_mcd._cache) == _rmd_mcd.CACHE_SIZE  # the oldest fits were dropped
 
 
