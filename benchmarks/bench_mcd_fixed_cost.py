@@ -43,13 +43,16 @@ outside the search about 4 ms (reading and checking the frames 1.2 ms, RMDID2 0.
 robust distances 0.4 ms, standardising 0.3 ms, the result 0.3 ms). So the first call cannot
 reach 20 ms wall on 2 cores (about 25 ms of search per core when both are free); a repeat call
 (the session case: the same original after every step) is 4-6 ms.
-This script at 10,000 records, machine shared with ~5 other jobs (load 4-8 on 2 cores: the two
-threads rarely found a free core, so wall is far above CPU/2; three runs): rmd_risk runs=10
-first call best wall 0.069 / 0.133 / 0.226 s, CPU 0.061 / 0.091 / 0.092 s (one thread: wall
-0.096 / 0.176 / 0.166 s, CPU 0.057 / 0.089 / 0.065 s; two threads cost a little more CPU for the
-run started ahead and abandoned); repeat call wall 0.004 / 0.006 / 0.009 s, CPU 0.004 / 0.006 /
-0.004 s; runs=1 wall 0.017-0.030 s, CPU 0.012-0.017 s; mv_top_code wall 0.014-0.023 s, CPU
-0.009-0.014 s.
+This script at 10,000 records, machine shared with ~5 other jobs (three runs at load 4-8 and one
+at load 2.4 on 2 cores): rmd_risk runs=10 first call best wall 0.069 / 0.133 / 0.226 / 0.059 s,
+CPU 0.061 / 0.091 / 0.092 / 0.059 s (one thread: wall 0.096 / 0.176 / 0.166 / 0.060 s, CPU
+0.057 / 0.089 / 0.065 / 0.060 s); repeat call wall 0.004-0.009 s, CPU 0.004-0.006 s; runs=1
+wall 0.012-0.030 s, CPU 0.012-0.017 s; mv_top_code wall 0.010-0.023 s, CPU 0.009-0.014 s. The
+two threads rarely ran at once here: with other jobs busy the scheduler gave the process about
+one core (a bare numba loop in two threads took as long as in one), so their wall is about
+their CPU, which is 5-20 % above one thread's (the run started ahead and abandoned, up to one
+and a half searches). On a free second core they overlap the searches (once, at load 5:
+1,000 records 0.034 s wall with two threads, 0.047 s with one).
 
 sdcMicro (from the side-by-side review, where ours were 0.6x and 0.5x its speed at 0.1 s and 1 s):
 mvTopCoding about 0.06 s, dRiskRMD about 0.5 s; printed beside the figures.
