@@ -4,10 +4,13 @@ searches, run two at a time in threads, and a small cache of its fits.
 Searches in threads: a search is its random-start stages (one compiled call that releases the
 GIL, `sdcsession.risk.robust._fastmcd.candidates`) and its last stage (the candidates iterated
 to convergence, `sdcsession.risk.robust._fastmcd.finish`, with the ``memo`` shared by the
-runs). Worker threads run the start stages of the next runs while the calling thread finishes
-the runs one after the other in run order, counts the votes and decides when to stop exactly as
-the sequential loop did: the subset chosen, the shared ``memo`` and any error raised are the
-same; a run started ahead and not needed is abandoned between its stages.
+runs). The runs go in batches of ``workers``: the calling thread runs the start stages of a
+batch's first run while ``workers − 1`` pool threads run the others'; then the calling thread
+finishes the batch's runs one after the other in run order, counts the votes and decides when
+to stop exactly as the sequential loop did: the subset chosen, the shared ``memo`` and any error
+raised are the same. A run of the batch that is not needed any more is abandoned between its
+stages (batches rather than a pipeline: at most ``workers − 1`` runs are computed in vain, which
+matters when the other cores are busy).
 
 Cache: the fit depends only on the standardised original, the search settings and the factors,
 so the last ``CACHE_SIZE`` fits are kept under a digest (SHA-256) of the array's bytes, its
@@ -112,15 +115,15 @@ def _modal(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str, wor
     if workers > 1:
         from concurrent.futures import ThreadPoolExecutor
 
-        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sdcsession-mcd")
+        pool = ThreadPoolExecutor(max_workers=workers - 1, thread_name_prefix="sdcsession-mcd")
     try:
         for i in range(runs):
-            if pool is None:
+            if pool is None or i % workers == 0:  # the first run of a batch: this thread
+                if pool is not None:  # the batch's other runs: the pool's threads
+                    for j in range(i + 1, min(i + workers, runs)):
+                        ahead[j] = pool.submit(start, j)
                 stages = start(i)
             else:
-                for j in range(i, min(i + workers + 1, runs)):  # this run and the next ones
-                    if j not in ahead:
-                        ahead[j] = pool.submit(start, j)
                 stages = ahead.pop(i).result()  # its error, if any, as the plain loop
             fit = finish(z, h, *stages, "error", 100, memo)
             found.append(fit)
