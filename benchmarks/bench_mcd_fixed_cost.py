@@ -43,15 +43,18 @@ outside the search about 4 ms (reading and checking the frames 1.2 ms, RMDID2 0.
 robust distances 0.4 ms, standardising 0.3 ms, the result 0.3 ms). So the first call cannot
 reach 20 ms wall on 2 cores (about 25 ms of search per core when both are free); a repeat call
 (the session case: the same original after every step) is 4-6 ms.
-This script at 10,000 records, machine shared with ~5 other jobs (three runs at load 4-8 and one
-at load 2.4 on 2 cores): rmd_risk runs=10 first call best wall 0.069 / 0.133 / 0.226 / 0.059 s,
-CPU 0.061 / 0.091 / 0.092 / 0.059 s (one thread: wall 0.096 / 0.176 / 0.166 / 0.060 s, CPU
-0.057 / 0.089 / 0.065 / 0.060 s); repeat call wall 0.004-0.009 s, CPU 0.004-0.006 s; runs=1
-wall 0.012-0.030 s, CPU 0.012-0.017 s; mv_top_code wall 0.010-0.023 s, CPU 0.009-0.014 s. The
-two threads rarely ran at once here: with other jobs busy the scheduler gave the process about
-one core (a bare numba loop in two threads took as long as in one), so their wall is about
-their CPU, which is 5-20 % above one thread's (the run started ahead and abandoned, up to one
-and a half searches). On a free second core they overlap the searches (once, at load 5:
+This script at 10,000 records, machine shared with ~5 other jobs (four runs at load 2-8 on 2
+cores): rmd_risk runs=10 first call best wall 0.069 / 0.133 / 0.226 / 0.059 s, CPU 0.061 /
+0.091 / 0.092 / 0.059 s (one thread: wall 0.096 / 0.176 / 0.166 / 0.060 s, CPU 0.057 / 0.089 /
+0.065 / 0.060 s); repeat call wall 0.004-0.009 s, CPU 0.004-0.006 s; runs=1 wall 0.012-0.030
+s, CPU 0.012-0.017 s; mv_top_code wall 0.010-0.023 s, CPU 0.009-0.014 s. The two threads
+rarely ran at once: while another job kept one core busy, two processes took as long as one
+each on the other core, and two threads of a bare numba loop as long as one; so their wall is
+about their CPU. The threads then ran the searches in a pipeline, and the run started ahead and
+abandoned cost 5-20 % more CPU than one thread; now the runs go in batches of two (at most one
+run in vain; none on this file: the 8 runs end a batch), and with the batches (load 2):
+first call wall 0.110 s, CPU 0.062 s; one thread wall 0.105 s, CPU 0.060 s; repeat call wall
+0.004 s, CPU 0.004 s. On a free second core the threads overlap the searches (once, at load 5:
 1,000 records 0.034 s wall with two threads, 0.047 s with one).
 
 sdcMicro (from the side-by-side review, where ours were 0.6x and 0.5x its speed at 0.1 s and 1 s):
