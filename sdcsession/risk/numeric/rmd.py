@@ -262,7 +262,7 @@ def _modal_mcd(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str)
     for the subset chosen); the converged last-stage C-steps are shared between runs that reach
     the same start (``memo`` of `sdcsession.risk.robust._fastmcd.fastmcd`); the runs stop
     as soon as one subset has more votes than any other subset (seen or not) can still reach;
-    the start stages of the next runs run in threads while a run is finished; and the last few
+    the runs' start stages run two at a time in threads (decided in run order); and the last few
     fits are cached by a digest of z and the settings (`sdcsession.risk.numeric._rmd_mcd`).
     """
     from ._rmd_mcd import modal_mcd
