@@ -2,7 +2,9 @@
 
 - `disclosure`: `interval_disclosure` (sdcMicro ``dRisk``), `record_linkage_risk`;
 - `linkage`: `record_linkage` — distance-based record linkage (sdcMicro ``recordLinkage``);
-- `rmd`: `rmd_risk` — robust-distance disclosure risk (sdcMicro ``dRiskRMD``).
+- `rmd`: `rmd_risk` — robust-distance disclosure risk (sdcMicro ``dRiskRMD``);
+- `_rmd_mcd`: its modal MCD (repeated searches in threads, a cache of the last fits);
+- `_rmd_near`: its compiled fixed-radius neighbour test (RMDID2).
 """
 
 from . import disclosure as _main

@@ -6,6 +6,7 @@ coding) and the robust utility measures.
 - `_fastmcd`: C-steps, random starts, the nested FastMCD search;
 - `_fastmcd_jit`: the compiled C-steps and random starts (numba, loaded on first use);
 - `_fastmcd_select`: the compiled selection of the h smallest distances of a C-step;
+- `_fastmcd_stages`: the compiled random-start stages of one search in one call (no GIL);
 - `_fastmcd_shared`: converged C-steps sharing their paths across starts and repeated searches;
 - `_mcd_factors`: consistency and finite-sample correction factors.
 """

@@ -25,6 +25,11 @@ R's ``robustbase::covMcd`` (nsamp = 500, nmini = 300, kmini = 5):
   100,000 (2 or 1 at a million records); iterating to convergence can only lower the
   determinant of the subset it reaches, at about one pass over the records per step.
 
+The random-start stages (and the screen on all records) run in one compiled call that releases
+the GIL (`candidates`, `sdcsession.risk.robust._fastmcd_stages`), the last stage in `finish`;
+`_candidates` and `_screen` are the same stages in numpy around the compiled C-steps, the
+reference the compiled stages are tested against.
+
 Reference: Rousseeuw, P. J. & Van Driessen, K. (1999) A fast algorithm for the minimum covariance
 determinant estimator, Technometrics 41, 212–223.
 
@@ -43,7 +48,8 @@ import numpy as np
 
 from ...errors import MeasureError
 
-__all__ = ["cholesky", "distances", "concentrate", "random_start", "start_fits", "fastmcd"]
+__all__ = ["cholesky", "distances", "concentrate", "random_start", "start_fits", "fastmcd",
+           "candidates", "finish"]
 
 NMINI, KMINI, KEEP = 300, 5, 10
 #: above this many records the candidates get one C-step on all records and only the best
@@ -153,14 +159,47 @@ def fastmcd(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator, exac
     (352,)
     """
     x = np.ascontiguousarray(x, dtype=np.float64)
+    mus, covs = candidates(x, h, n_starts, rng, exact_fit)
+    return finish(x, h, mus, covs, exact_fit, max_steps, memo)
+
+
+def candidates(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator, exact_fit: str,
+               stop: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """The means and covariances of the candidates that `fastmcd` iterates to convergence: the
+    random-start stages (`_candidates`) and, above ``FULL_ALL`` records, the screen by one
+    C-step on all records, in one compiled call that releases the GIL
+    (`sdcsession.risk.robust._fastmcd_stages`; the same candidates bit for bit). x: C-ordered
+    float64. ``stop`` (a one-element bool array): setting it from another thread abandons the
+    search between stages (the result is then None)."""
+    from ._fastmcd_stages import EXACT_FIT, STOPPED, draw, stages
+
     n, p = x.shape
-    mus, covs = _candidates(x, h, n_starts, rng, exact_fit)
+    pool, sizes, count, keys = draw(n, n_starts, rng, NMINI, KMINI)
+    if n < 2 * NMINI:
+        h_group, h_merged = h, -1
+    else:
+        h_group, h_merged = int(int(sizes[0]) * h / n), int(len(pool) * h / n)
+    full = 0 if n <= FULL_ALL else (KEEP_FULL if n * p <= KEEP_FULL_NP else 1)
+    mus, covs, status = stages(x, pool, sizes, count, keys, h_group, h_merged, h, full, KEEP,
+                               exact_fit == "ridge", np.zeros(1, np.bool_) if stop is None
+                               else stop)
+    if status == STOPPED:
+        return None
+    if status == EXACT_FIT:
+        raise MeasureError(
+            "mcd: more than half of the records lie on a hyperplane (singular covariance of "
+            "the h-subset: exact fit)")
+    return mus, covs
+
+
+def finish(x: np.ndarray, h: int, mus: np.ndarray, covs: np.ndarray, exact_fit: str,
+           max_steps: int = 100, memo: dict | None = None
+           ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    """The last stage of `fastmcd`: the candidates (`candidates`) iterated to convergence, the
+    best one's log det, subset, mean and covariance (``memo``: see `fastmcd`)."""
     if not len(mus):
         raise MeasureError("mcd: every starting subset is singular: the records lie on a "
                            "hyperplane (collinear variables: exact fit)")
-    if n > FULL_ALL:  # the candidates' first C-step on all records picks the one to iterate
-        keep = KEEP_FULL if n * p <= KEEP_FULL_NP else 1
-        mus, covs = _screen(x, h, mus, covs, exact_fit, steps=1, keep=keep)
     if memo is None:
         fit = _run(x, h, mus, covs, exact_fit, max_steps, until_stable=True)
     else:
@@ -216,7 +255,8 @@ def _run_memo(x: np.ndarray, h: int, mus: np.ndarray, covs: np.ndarray, exact_fi
 def _candidates(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator,
                 exact_fit: str) -> tuple[np.ndarray, np.ndarray]:
     """The means and covariances of the candidates of the random-start stages (module
-    docstring)."""
+    docstring), stage by stage in numpy around the compiled C-steps: the reference that the
+    compiled stages of `candidates` reproduce bit for bit (tests, benchmarks)."""
     n, p = x.shape
     if n < 2 * NMINI:
         return _screen(x, h, *start_fits(x, n_starts, rng), exact_fit)

@@ -1,0 +1,153 @@
+"""The random-start stages of the FastMCD search in one compiled call (internal; numba, imported
+by `sdcsession.risk.robust._fastmcd` inside its functions).
+
+`sdcsession.risk.robust._fastmcd.fastmcd` finds its candidates in stages (module docstring
+there): random starts with two C-steps in each group of records, two C-steps of the groups' best
+in the merged groups, and above 5,000 records one C-step of those on all records. Written as
+numpy calls around the compiled C-steps, one search at 10,000 records made about twenty compiled
+calls and paid as much again in Python between them. ``stages`` runs all of them in one call
+that releases the GIL (``nogil``), from random numbers drawn beforehand by ``draw`` in the order
+the staged code draws them (the permutation of the records, then the uniform keys of each
+group's starts), so the candidates are the same bit for bit: the same C-step kernel
+(`sdcsession.risk.robust._fastmcd_jit.csteps`), the same stable order by determinant and the
+same choice of the distinct subsets. Several searches can run at once in threads
+(``rmd_risk``'s repeated searches on two cores); a search can be abandoned between its stages
+by setting ``stop[0]``.
+
+Reference: Rousseeuw, P. J. & Van Driessen, K. (1999) A fast algorithm for the minimum covariance
+determinant estimator, Technometrics 41, 212–223.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._fastmcd_jit import _njit, csteps, start_fits
+
+__all__ = ["draw", "stages"]
+
+#: ``stages`` status: the candidates are ready / an h-subset was singular (exact fit) /
+#: abandoned (``stop[0]`` was set)
+READY, EXACT_FIT, STOPPED = 0, 1, 2
+
+
+def draw(n: int, n_starts: int, rng: np.random.Generator, nmini: int, kmini: int
+         ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    """The random numbers of the start stages, drawn from rng in the staged search's order:
+    the records of the groups (all records in order below 2·nmini: one group), the group sizes,
+    the starts per group and the uniform keys of all groups' starts (one flat array: group g's
+    starts take ``count · sizes[g]`` keys after those of the groups before it)."""
+    if n < 2 * nmini:
+        return np.arange(n, dtype=np.int64), np.array([n], np.int64), n_starts, \
+            rng.random(n_starts * n)
+    k = min(n // nmini, kmini)
+    if k < kmini:
+        size, extra = divmod(n, k)
+        sizes = [size] * (k - extra) + [size + 1] * extra
+    else:
+        sizes = [nmini] * kmini
+    pool = rng.permutation(n)[:sum(sizes)].astype(np.int64)
+    count = n_starts // k
+    return pool, np.array(sizes, np.int64), count, rng.random(count * sum(sizes))
+
+
+@_njit
+def _screen(x, h, mus, covs, steps, keep, ridge, until_stable):
+    """``steps`` C-steps from each start; the means and covariances of the ``keep`` distinct
+    subsets of smallest determinant (stable order: the first start wins ties), and whether an
+    h-subset was singular (`sdcsession.risk.robust._fastmcd._screen`; ``until_stable`` is
+    False, passed as a value so that the C-step kernel is the one compiled for the staged
+    code's types, not a copy specialised on constants)."""
+    p = x.shape[1]
+    if mus.shape[0] == 0:
+        return np.zeros((0, p)), np.zeros((0, p, p)), False
+    log_det, subsets, mu, cov, _, status = csteps(x, mus, covs, h, steps, until_stable, ridge)
+    for s in range(status.shape[0]):
+        if status[s] == 2:
+            return np.zeros((0, p)), np.zeros((0, p, p)), True
+    ok = np.flatnonzero(status == 0)
+    order = ok[np.argsort(log_det[ok], kind="mergesort")]
+    best = np.empty(min(keep, order.shape[0]), np.int64)
+    n_best = 0
+    for s in order:
+        new = True
+        for b in range(n_best):
+            same = True
+            for t in range(h):
+                if subsets[s, t] != subsets[best[b], t]:
+                    same = False
+                    break
+            if same:
+                new = False
+                break
+        if new:
+            best[n_best] = s
+            n_best += 1
+            if n_best == keep:
+                break
+    out_mu = np.empty((n_best, p))
+    out_cov = np.empty((n_best, p, p))
+    for b in range(n_best):
+        out_mu[b] = mu[best[b]]
+        out_cov[b] = cov[best[b]]
+    return out_mu, out_cov, False
+
+
+@_njit
+def stages(x, pool, sizes, count, keys, h_group, h_merged, h, full_keep, keep, ridge, stop):
+    """The candidates' means and covariances after the start stages (module docstring), and
+    the status (READY, EXACT_FIT or STOPPED). ``h_merged`` < 0: one group, no merged stage;
+    ``full_keep`` > 0: one C-step on all records keeping that many."""
+    p = x.shape[1]
+    n_groups = sizes.shape[0]
+    runtime = np.array([2, 1, 0])  # values, not constants (see `_screen`)
+    two, one, until = runtime[0], runtime[1], runtime[2] != 0
+    empty_mu = np.zeros((0, p))
+    empty_cov = np.zeros((0, p, p))
+    parts_mu = []
+    parts_cov = []
+    n_found = 0
+    start = 0
+    key_at = 0
+    for g in range(n_groups):
+        if stop[0]:
+            return empty_mu, empty_cov, STOPPED
+        m = sizes[g]
+        xg = np.empty((m, p))
+        for t in range(m):
+            xg[t] = x[pool[start + t]]
+        block = keys[key_at:key_at + count * m].reshape((count, m))
+        mu0, cov0, ok = start_fits(xg, block)
+        sel = np.flatnonzero(ok)
+        mu1, cov1, bad = _screen(xg, h_group, mu0[sel], cov0[sel], two, keep, ridge, until)
+        if bad:
+            return empty_mu, empty_cov, EXACT_FIT
+        parts_mu.append(mu1)
+        parts_cov.append(cov1)
+        n_found += mu1.shape[0]
+        start += m
+        key_at += count * m
+    mus = np.empty((n_found, p))
+    covs = np.empty((n_found, p, p))
+    at = 0
+    for g in range(n_groups):
+        for s in range(parts_mu[g].shape[0]):
+            mus[at] = parts_mu[g][s]
+            covs[at] = parts_cov[g][s]
+            at += 1
+    if h_merged >= 0:
+        if stop[0]:
+            return empty_mu, empty_cov, STOPPED
+        xm = np.empty((start, p))
+        for t in range(start):
+            xm[t] = x[pool[t]]
+        mus, covs, bad = _screen(xm, h_merged, mus, covs, two, keep, ridge, until)
+        if bad:
+            return empty_mu, empty_cov, EXACT_FIT
+    if full_keep > 0 and mus.shape[0] > 0:
+        if stop[0]:
+            return empty_mu, empty_cov, STOPPED
+        mus, covs, bad = _screen(x, h, mus, covs, one, full_keep, ridge, until)
+        if bad:
+            return empty_mu, empty_cov, EXACT_FIT
+    return mus, covs, READY
