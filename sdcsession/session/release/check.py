@@ -20,6 +20,7 @@ stands between the current state and a safe release, one row per finding:
 | ``weights`` | warn | weights released unchanged while some weight value is shared by fewer than k records |
 | ``numeric`` | warn | numeric variables released unperturbed |
 | ``no_role`` | warn | columns with no role, released as they are |
+| ``household_id`` | warn | the household id released with its original values (no `new_ids` step) |
 | ``contract`` | block (or the contract's severity) | a declared utility contract is not met (`SdcSession.declare_contracts`) |
 
 The structural findings are computed in `sdcsession.session.release.structure` (the same code
@@ -148,9 +149,25 @@ def release_check(session: SdcSession, *, k: int | None = None, risk_threshold: 
     if free:
         out.append(_finding("warn", "no_role", free, n,
                             f"column(s) with no role are released as they are: {free}"))
+    hid = roles.household
+    if hid and hid in released and not _renumbered(session, hid):
+        out.append(_finding(
+            "warn", "household_id", [hid], n,
+            f"the household id {hid!r} is released with its original values: ids assigned in "
+            "the survey's order (often by area) give away where a household lives and link it "
+            f"to other files; replace them (s.new_ids(), random ids that keep the households) or "
+            f"remove the column (s.remove({hid!r}))"))
     out.extend(subset_findings(session))
     out.extend(contract_findings(session))
     return findings_table(out)
+
+
+def _renumbered(session: SdcSession, column: str) -> bool:
+    """Whether a step on HEAD's path gave ``column`` new ids (`NewIds`), so that its released
+    values are not the original ones (decided from the history: the same on pandas and Dask)."""
+    return any(getattr(step.treatment, "type", None) == "new_ids"
+               and getattr(step.treatment, "column", None) == column
+               for step in session.head.path())
 
 
 def export_options(session: SdcSession, force: Any, overwrite: Any, shuffle: Any,
