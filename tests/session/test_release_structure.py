@@ -332,3 +332,24 @@ def test_determines_from_codes_equals_the_frame_path():
         want.append(float(u.groupby(x).size().max()) if len(u) else float("nan"))
     np.testing.assert_array_equal(_determines_codes(f, pairs), want)
     assert _determines_codes(f, [("a", "c")])[0] > 1 and np.isnan(_determines_codes(f, [("d", "a")])[0])
+
+
+@pytest.mark.parametrize("engine", ["pandas", "dask"])
+def test_household_id_released_with_its_original_values(engine):
+    """The original household id is a warn finding until a new_ids step renumbers it (or the
+    column is removed); the finding comes from the history, so both engines agree."""
+    df = sdc.datasets.synthetic_survey(300, seed=1)
+    data = df if engine == "pandas" else pytest.importorskip("dask.dataframe").from_pandas(
+        df, npartitions=3)
+    s = sdc.SdcSession(data, keys=["region", "sex"], household="hid", seed=1)
+    s.recode("sex", {"m": "m"})
+    found = s.release_check().set_index("check")
+    assert found.loc["household_id", "severity"] == "warn"
+    assert found.loc["household_id", "variables"] == ["hid"]
+    s.new_ids()
+    assert "household_id" not in set(s.release_check()["check"])
+    s.undo()
+    s.new_ids("pid")  # another id column: the household id still has its original values
+    assert "household_id" in set(s.release_check()["check"])
+    s.remove("hid")
+    assert "household_id" not in set(s.release_check()["check"])
