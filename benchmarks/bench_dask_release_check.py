@@ -55,17 +55,28 @@ class ComputeCounter(Callback):
     def __init__(self, trace: bool = False) -> None:
         super().__init__()
         self.calls = 0
+        self.tasks = 0
         self.trace = trace
         self.sites: collections.Counter[str] = collections.Counter()
+        self.seconds: collections.Counter[str] = collections.Counter()
+        self._site = ""
+        self._t0 = 0.0
+
+    def _finish(self, dsk: object, state: object, errored: bool) -> None:
+        if self.trace:
+            self.seconds[self._site] += time.perf_counter() - self._t0
 
     def _start(self, dsk: object) -> None:
         self.calls += 1
+        self.tasks += len(dsk)  # type: ignore[arg-type]
+        self._t0 = time.perf_counter()
         if self.trace:
             frames = [f for f in traceback.extract_stack()
                       if "sdcsession" in f.filename and "benchmarks" not in f.filename]
             site = " <- ".join(f"{Path(f.filename).name}:{f.lineno}:{f.name}"
                                for f in reversed(frames[-4:]))
             self.sites[site] += 1
+            self._site = site
 
 
 def silc_session(data: object) -> sdc.SdcSession:
@@ -99,21 +110,25 @@ def large_session(data: object) -> sdc.SdcSession:
 
 
 def timed(session: object, shuffle: bool, repeat: int, counter: ComputeCounter | None = None
-          ) -> tuple[float, float, int, pd.DataFrame]:
+          ) -> tuple[float, float, tuple[int, int], pd.DataFrame]:
     """The best wall and CPU time of ``repeat`` release checks, each on a fresh session
-    ``session()`` (built outside the timing), the computes of one check and the findings."""
-    walls, cpus, calls, out = [], [], 0, None
+    ``session()`` (built outside the timing), the computes and the tasks they ran in one check
+    and the findings."""
+    walls, cpus, calls, tasks, out = [], [], 0, 0, None
     for _ in range(repeat):
         s = session()
         t0, c0 = time.perf_counter(), time.process_time()
         before = counter.calls if counter else 0
+        before_tasks = counter.tasks if counter else 0
         if counter:
             counter.sites.clear()
+            counter.seconds.clear()
         out = s.release_check(shuffle=shuffle)
         walls.append(time.perf_counter() - t0)
         cpus.append(time.process_time() - c0)
         calls = (counter.calls - before) if counter else 0
-    return min(walls), min(cpus), calls, out  # type: ignore[return-value]
+        tasks = (counter.tasks - before_tasks) if counter else 0
+    return min(walls), min(cpus), (calls, tasks), out  # type: ignore[return-value]
 
 
 def run(name: str, df: pd.DataFrame, make: object, npartitions: int, repeat: int,
@@ -135,12 +150,13 @@ def run(name: str, df: pd.DataFrame, make: object, npartitions: int, repeat: int
         same = pf[cols].equals(df_[cols]) and pf["variables"].tolist() == df_["variables"].tolist()
         ok &= same
         print(f"  release_check(shuffle={shuffle}): pandas {pw:6.2f} s wall {pc:6.2f} s CPU | "
-              f"dask {dw:6.2f} s wall {dc:6.2f} s CPU, {calls} compute calls | "
+              f"dask {dw:6.2f} s wall {dc:6.2f} s CPU, {calls[0]} compute calls "
+              f"({calls[1]:,} tasks) | "
               f"findings {'equal' if same else 'DIFFER'}: "
               f"{', '.join(sorted(set(pf['check'])))}")
         if trace:
             for site, m in counter.sites.most_common():
-                print(f"      {m:3d} x {site}")
+                print(f"      {m:3d} x {counter.seconds[site]:5.2f} s  {site}")
     return ok
 
 
