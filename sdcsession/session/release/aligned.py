@@ -146,7 +146,7 @@ class Aligned:
         self._offsets: list[int] | None = None
         #: the number of records (sizes the counts' shuffles; set by the release check)
         self.n = int(sum(lengths)) if lengths is not None else len(data) if not self.dask else 0
-        self._shared: tuple[set[str], set[str], set[str]] | None = None
+        self._shared: tuple[list[str], list[str], list[str]] | None = None
         self._wide: Any = None
         if lengths is not None:  # the records of every partition, when the caller has them
             self._offsets = [int(v) for v in np.concatenate([[0], np.cumsum(lengths)[:-1]])]
@@ -162,8 +162,9 @@ class Aligned:
         aligned frame of them (built once), so the counts computed together glue each
         partition once, not once per count (pandas: nothing changes)."""
         if self.dask:
-            self._shared = (set(columns), set(released_only) | set(columns),
-                            set(original_only) | set(columns))
+            self._shared = (list(dict.fromkeys(columns)),
+                            list(dict.fromkeys([*columns, *released_only])),
+                            list(dict.fromkeys([*columns, *original_only])))
 
     def frame(self, columns: list[str], released_only: list[str] = (),  # type: ignore[assignment]
               original_only: list[str] = ()) -> Any:  # type: ignore[assignment]
@@ -172,10 +173,10 @@ class Aligned:
         these columns and others)."""
         if self._shared is not None:
             both_s, rel_s, org_s = self._shared
-            if set(columns) <= both_s and set(released_only) <= rel_s \
-                    and set(original_only) <= org_s:
+            if set(columns) <= set(both_s) and set(released_only) <= set(rel_s) \
+                    and set(original_only) <= set(org_s):
                 if self._wide is None:
-                    self._wide = self._frame(sorted(both_s), sorted(rel_s), sorted(org_s))
+                    self._wide = self._frame(both_s, rel_s, org_s)
                 return self._wide
         return self._frame(columns, released_only, original_only)
 
