@@ -103,11 +103,15 @@ def paired_calls(fn: Callable[..., Any], pairs: Sequence[tuple[Any, ...]], *args
 def map_paired(fn: Callable[..., Any], frames: Sequence[Any], *args: Any, meta: Any, what: str,
                error: type[SdcError] = TreatmentError, divisions: Any = None,
                partition_info: bool = False, paired: Sequence[tuple[Any, ...]] | None = None,
-               **kwargs: Any) -> Any:
+               keep_object: bool = False, **kwargs: Any) -> Any:
     """The Dask frame of ``fn(part_a, part_b, ..., *args, **kwargs)`` over the paired
     partitions of ``frames`` (see the module docstring), with ``meta`` (the empty result) and
     the ``divisions`` given (default: the first frame's when it has as many partitions, else
-    unknown). ``paired``: the `paired_partitions` of ``frames`` when the caller has them."""
+    unknown). ``paired``: the `paired_partitions` of ``frames`` when the caller has them.
+    ``keep_object=True``: object columns of ``meta`` stay object (Dask otherwise turns them,
+    and their values, into strings: a bool column blanked as pandas blanks it would hold the
+    texts "True" and "False")."""
+    import dask
     import dask.dataframe as dd
 
     pairs = paired_partitions(frames, what=what, error=error) if paired is None else paired
@@ -116,6 +120,9 @@ def map_paired(fn: Callable[..., Any], frames: Sequence[Any], *args: Any, meta: 
     if divisions is None:
         first = tuple(frames[0].divisions)
         divisions = first if len(first) == len(parts) + 1 else None
+    if keep_object:
+        with dask.config.set({"dataframe.convert-string": False}):
+            return dd.from_delayed(parts, meta=meta, divisions=divisions, verify_meta=False)
     return dd.from_delayed(parts, meta=meta, divisions=divisions, verify_meta=False)
 
 

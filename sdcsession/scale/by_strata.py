@@ -74,7 +74,8 @@ from .elementwise import (
     replace_columns,
 )
 
-__all__ = ["apply_distributed", "STRATUM_MEMORY_FACTOR", "check_strata_fit"]
+__all__ = ["apply_distributed", "STRATUM_MEMORY_FACTOR", "check_strata_fit", "with_dtypes",
+           "blanked_dtype"]
 
 #: working memory of a stratum's task as a multiple of the stratum's records (copies, encodings)
 STRATUM_MEMORY_FACTOR = 6.0
@@ -214,8 +215,56 @@ def by_strata(ddf: Any, strata: Sequence[str], columns: Sequence[str],
     which = dict(zip(full, back))
     pieces = [dask.delayed(_put_back)(p, which.get(i), offsets[i], out_columns)
               for i, p in enumerate(parts)]
-    new = dd.from_delayed(pieces, meta=outm, divisions=ddf.divisions, verify_meta=False)
+    # object columns as the tasks return them (Dask would turn every object column of the
+    # partitions into strings: a bool key blanked in a stratum into "True"/"False")
+    with dask.config.set({"dataframe.convert-string": False}):
+        new = dd.from_delayed(pieces, meta=outm, divisions=ddf.divisions, verify_meta=False)
     return persist(new, progress=progress)
+
+
+def _astype(part: pd.DataFrame, dtypes: dict[str, Any]) -> pd.DataFrame:
+    return part.astype(dtypes) if dtypes else part
+
+
+def with_dtypes(new: Any, dtypes: dict[str, Any]) -> Any:
+    """The Dask frame ``new`` with the columns of ``dtypes`` in those dtypes, in its meta and in
+    every partition.
+
+    A stratum's task returns what the in-memory treatment returns for that stratum, so the
+    dtype of a column can differ between partitions (local suppression turns an int column
+    into float64 only in the strata where it blanks a value) and from the input's meta; the
+    caller gives the dtype the in-memory treatment returns for the whole file
+    (microaggregation: float64; local suppression: `blanked_dtype` for the columns with a
+    suppression), so that the meta, the partitions and the pandas session agree.
+
+    Missing values: kept (a cast to float64 or object keeps a partition's blanks).
+
+    >>> import dask.dataframe as dd
+    >>> f = dd.from_pandas(pd.DataFrame({"x": [1, 2, 3]}), npartitions=2)
+    >>> g = with_dtypes(f, {"x": "float64"})
+    >>> str(g.dtypes["x"]), str(g.partitions[1].compute().dtypes["x"])
+    ('float64', 'float64')
+    """
+    dtypes = {c: d for c, d in dtypes.items() if new._meta[c].dtype != d}
+    if not dtypes:
+        return new
+    return new.map_partitions(_astype, dtypes, meta=new._meta.astype(dtypes))
+
+
+def blanked_dtype(meta: pd.Series) -> Any:
+    """The dtype of the column ``meta`` once a value is blanked as the in-memory local
+    suppression blanks it (``Series.mask``): int64 becomes float64, bool becomes object,
+    nullable, float, categorical and string columns keep theirs.
+
+    ``meta``: a non-empty sample of the column (Dask's ``_meta_nonempty``).
+
+    Missing values: the blanked value is the dtype's missing value.
+
+    >>> str(blanked_dtype(pd.Series([1, 2]))), str(blanked_dtype(pd.Series([True, False])))
+    ('float64', 'object')
+    """
+    sample = meta.iloc[:1]
+    return sample.mask(np.ones(len(sample), dtype=bool)).dtype
 
 
 def stratum_notes(new: Any, *, progress: bool | None = None) -> list[dict[str, Any]]:
@@ -373,6 +422,9 @@ def _local_suppression(t: LocalSuppression, ddf: Any, roles: Roles, seed: int, p
     new = new[keys]
     st = partition_stats(_suppressed, ddf[keys], new, progress=progress)
     supp = {c: int(st["suppressed"].get(c, 0)) for c in keys}
+    # the dtypes of the in-memory result: a column with a blank anywhere in the file is blanked
+    # in every partition's dtype (an int key is float64 also where its strata kept every value)
+    new = with_dtypes(new, {c: blanked_dtype(ddf._meta_nonempty[c]) for c in keys if supp[c]})
     notes: dict[str, Any] = {"suppressed": supp, "total": int(sum(supp.values()))}
     for name in ("violations_after", "unresolvable", "restored", "rounds"):
         notes[name] = int(sum(p.get(name, 0) for p in parts))

@@ -128,7 +128,8 @@ def replace_columns(ddf: Any, new: Any) -> Any:
     be unknown or repeated; divisions need not be known). The result is one frame of its own,
     so later projections and reductions of it cannot re-pair its partitions."""
     meta = ddf._meta.assign(**{c: new._meta[c] for c in new.columns})
-    return map_paired(_put, [ddf, new], meta=meta, what="the treated columns")
+    # object columns stay object, as in pandas (a bool key blanked by local suppression)
+    return map_paired(_put, [ddf, new], meta=meta, what="the treated columns", keep_object=True)
 
 
 def _first_nonempty_meta(kernel: Callable[..., pd.DataFrame], ddf: Any, args: tuple) -> pd.DataFrame:

@@ -40,7 +40,7 @@ from ..methods.microaggregation.weights import check_weights
 from ..methods.noise.addition import numeric_block
 from ..roles import Roles
 from ._base import compute
-from .by_strata import by_strata, check_strata_fit, stratum_notes
+from .by_strata import by_strata, check_strata_fit, stratum_notes, with_dtypes
 from .elementwise import (
     DistributedResult,
     distributed,
@@ -210,7 +210,8 @@ def _microaggregation(t: Microaggregation, ddf: Any, roles: Roles, seed: int, pr
     new = by_strata(ddf, strata, columns, list(t.columns), _ma_fn(t, mean, sd),
                     "microaggregation", progress=progress, checked=True, notes=True)
     parts = stratum_notes(new, progress=progress)
-    new = new[list(t.columns)]
+    # the in-memory result's dtype (means: float64) in the meta and in every partition
+    new = with_dtypes(new[list(t.columns)], dict.fromkeys(t.columns, np.dtype("float64")))
     st = partition_stats(_changed, ddf[list(t.columns)], new, progress=progress)
     changed = {c: int(st["changed"].get(c, 0)) for c in t.columns}
     sst = _total_squares(ddf, tuple(t.columns), mean, sd, progress)

@@ -19,6 +19,7 @@ from sdcsession.errors import SdcWarning
 
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
+callbacks = pytest.importorskip("dask.callbacks")
 
 EUSILC = Path("/work/shared/conformance/data/eusilc.csv")
 COLUMNS = ["db030", "hsize", "db040", "rb030", "age", "rb090", "py010n", "eqSS", "rb050"]
@@ -68,6 +69,44 @@ def test_release_check_same_findings_as_pandas(silc, npartitions, on, request):
     assert {"household_structure", "identifier", "derived", "order"} <= checks
     # linked variables are blanked by the steps themselves (on both engines): nothing left
     assert "linked" not in checks
+
+
+class _Computes(callbacks.Callback):
+    """Counts the scheduler calls (``dask.compute``, ``.compute()``, ``persist``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def _start(self, dsk) -> None:
+        self.calls += 1
+
+
+@pytest.mark.parametrize("shuffle", [True, False])
+def test_release_check_computes_are_bounded(silc, shuffle):
+    """The structure's and the risk's counts are computed in three passes (the identifiers
+    and the changed records; every finding's counts; the counts that depend on those),
+    whatever the number of columns; a fresh state adds its record count and its risk model.
+    The findings stay those of pandas."""
+    wide = silc.assign(**{f"x{j}": silc["py010n"] * (j + 2) for j in range(2)},
+                       **{f"c{j}": silc["db040"] + str(j) for j in range(2)})
+    p = _steps(wide)
+    # the synchronous scheduler throughout (not a client another test left as the default)
+    with dask.config.set(scheduler="sync"):
+        d = _steps(dd.from_pandas(wide, npartitions=7))
+        fresh = _Computes()
+        with fresh:
+            b = d.release_check(shuffle=shuffle)
+        again = _Computes()
+        with again:  # the state's record count and risk measures are cached now
+            c = d.release_check(shuffle=shuffle)
+    a = p.release_check(shuffle=shuffle)
+    cols = ["severity", "check", "records"]
+    for got in (b, c):
+        assert a[cols].equals(got[cols]) and a["variables"].tolist() == got["variables"].tolist()
+    assert {"household_structure", "identifier", "derived"} <= set(a["check"])
+    assert again.calls == 3
+    assert fresh.calls <= 3 + 1 + 5  # + the record count + the risk model's passes (5)
 
 
 @pytest.mark.parametrize("npartitions", [1, 7])  # any partitioning: the hypothesis test below

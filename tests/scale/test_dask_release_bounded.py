@@ -164,3 +164,31 @@ def test_release_check_counts_equal_pandas_and_hand(npartitions, scheduler):
     # whose x changed (b -> a) still show z
     assert got[("undeclared_linked", ("x", "z"))] == 2
     assert got[("numeric", ("y",))] == 8
+
+
+def test_rounds_gather_and_keep_the_order_of_mixed_collections():
+    """Counts computed in rounds: side by side, each generator gets its own values back, in
+    the order asked, also when a round mixes Dask collections and delayed values (which
+    ``dask.compute`` alone returns out of order)."""
+    from sdcsession.session.release.rounds import compute_for, gather, run, values
+
+    f = dd.from_pandas(pd.DataFrame({"a": np.arange(10)}), npartitions=3)
+
+    def two_rounds():
+        (m,) = yield (f["a"].max(),)
+        (s,) = yield (f["a"][f["a"] < m].sum(),)
+        return int(m), int(s)
+
+    def mixed():
+        got = yield (f["a"].sum(), dask.delayed(lambda: "d1")(), f["a"].min(),
+                     dask.delayed(lambda: "d2")(), f["a"])
+        return got
+
+    with dask.config.set(scheduler="sync"):
+        a, b, c = run(gather(two_rounds(), mixed(), values()), compute_for(f))
+    assert a == (9, 36)
+    assert b[:4] == (45, "d1", 0, "d2") and b[4].tolist() == list(range(10))
+    assert c == ()
+    # pandas: the values as they are, the same generators
+    p = pd.DataFrame({"a": np.arange(10)})
+    assert run(values(p["a"].max(), 3), compute_for(p)) == (9, 3)

@@ -4,6 +4,10 @@
 - `structure`: the findings on the file's structure (households, identifiers, undeclared linked
   and derived columns, order, weights), one code path for pandas and Dask;
 - `aligned`: released and original values side by side, record by record, on either engine;
+- `rounds`: the counts computed in rounds, every count that waits for no other in the same
+  pass (on Dask one ``compute`` per round);
+- `counting`: the structure findings' counts (distinct values, dependencies, correlations,
+  flags), on either engine;
 - `codes`: the structure findings' counts on a pandas frame from integer codes (the fast path);
 - `reductions`: the release check's counts on Dask in bounded memory per partition (distinct
   values, functional dependencies, rare values);

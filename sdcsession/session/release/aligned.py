@@ -13,12 +13,14 @@ and on Dask with one code path (internal to the release check).
 
 The release check's findings are written once against the operations pandas and Dask frames
 share (sums, counts, ``nunique``, ``value_counts``, ``drop_duplicates``, ``groupby``,
-``merge``, ``map``) and computed with `Aligned.compute`, so both engines give the same counts.
+``merge``, ``map``) and computed with `Aligned.compute` (or in rounds,
+`sdcsession.session.release.rounds`), so both engines give the same counts.
 A Dask frame is glued partition by partition (partition i of the state with partition i of
 the original, paired explicitly by `sdcsession.scale._pairing`: the states of a session keep
 the partitions of the original) and is never persisted: every
 computation over it glues each partition again, so a worker holds a few partitions at a time,
-whatever the size of the data. `Aligned.changed` counts the changed records of many columns in
+whatever the size of the data. After `Aligned.share` every frame asked for is one frame of all
+the shared columns, so the counts computed in one pass glue each partition once. `Aligned.changed` counts the changed records of many columns in
 one pass without building the frame.
 
 Example
@@ -37,6 +39,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from .rounds import Rounds, run
 
 __all__ = ["Aligned", "same_values", "plain"]
 
@@ -121,24 +125,63 @@ def _changed_part(rel: pd.DataFrame, org: pd.DataFrame, both: list[str]) -> np.n
     return np.array([int((~same_values(rel[c], org[c])).sum()) for c in both], dtype=np.int64)
 
 
+def _changed_row(rel: pd.DataFrame, org: pd.DataFrame, both: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(_changed_part(rel, org, both)[None, :], columns=range(len(both)))
+
+
+def _one(part: pd.DataFrame, fn: Any, *args: Any) -> pd.Series:
+    """``fn(part, *args)`` as the one value of an object Series (any object: an array too)."""
+    out = np.empty(1, dtype=object)
+    out[0] = fn(part, *args)
+    return pd.Series(out)
+
+
 class Aligned:
     """The released data and the original of one state, aligned record by record (see the
     module docstring); ``data`` and ``original`` are two pandas or two Dask frames."""
 
-    def __init__(self, data: Any, original: Any) -> None:
+    def __init__(self, data: Any, original: Any, lengths: list[int] | None = None) -> None:
         self.data, self.original = data, original
         self.dask = not isinstance(data, pd.DataFrame)
         self._offsets: list[int] | None = None
+        #: the number of records (sizes the counts' shuffles; set by the release check)
+        self.n = int(sum(lengths)) if lengths is not None else len(data) if not self.dask else 0
+        self._shared: tuple[list[str], list[str], list[str]] | None = None
+        self._wide: Any = None
+        if lengths is not None:  # the records of every partition, when the caller has them
+            self._offsets = [int(v) for v in np.concatenate([[0], np.cumsum(lengths)[:-1]])]
 
     @property
     def comparable(self) -> bool:
         """Whether the two frames can be aligned by position (Dask: the same partitions)."""
         return not self.dask or self.data.npartitions == self.original.npartitions
 
+    def share(self, columns: list[str], released_only: list[str] = (),  # type: ignore[assignment]
+              original_only: list[str] = ()) -> None:  # type: ignore[assignment]
+        """Dask: every later `frame` asking for no more than these columns is one and the same
+        aligned frame of them (built once), so the counts computed together glue each
+        partition once, not once per count (pandas: nothing changes)."""
+        if self.dask:
+            self._shared = (list(dict.fromkeys(columns)),
+                            list(dict.fromkeys([*columns, *released_only])),
+                            list(dict.fromkeys([*columns, *original_only])))
+
     def frame(self, columns: list[str], released_only: list[str] = (),  # type: ignore[assignment]
               original_only: list[str] = ()) -> Any:  # type: ignore[assignment]
         """The aligned frame of ``columns`` (in both frames), ``released_only`` (only ``r:``)
-        and ``original_only`` (only ``o:``)."""
+        and ``original_only`` (only ``o:``); on Dask after `share`, the shared frame (it holds
+        these columns and others)."""
+        if self._shared is not None:
+            both_s, rel_s, org_s = self._shared
+            if set(columns) <= set(both_s) and set(released_only) <= set(rel_s) \
+                    and set(original_only) <= set(org_s):
+                if self._wide is None:
+                    self._wide = self._frame(both_s, rel_s, org_s)
+                return self._wide
+        return self._frame(columns, released_only, original_only)
+
+    def _frame(self, columns: list[str], released_only: list[str],
+               original_only: list[str]) -> Any:
         both = [c for c in dict.fromkeys(columns)
                 if c in self.data.columns and c in self.original.columns]
         rel = list(dict.fromkeys([*both, *[c for c in released_only if c in self.data.columns]]))
@@ -162,10 +205,8 @@ class Aligned:
                           meta=meta, what="the release check (the state and the original)",
                           error=MeasureError, partition_info=True)
 
-    def changed(self, columns: list[str]) -> dict[str, int]:
-        """``{column: records whose value was changed or blanked}`` (the sums of the ``chg:``
-        columns of `frame`) for the ``columns`` in both frames, in one pass over the data
-        (Dask: one count per partition and column, added)."""
+    def changed_rounds(self, columns: list[str]) -> Rounds:
+        """`changed` in rounds (`sdcsession.session.release.rounds`; one round on Dask)."""
         both = [c for c in dict.fromkeys(columns)
                 if c in self.data.columns and c in self.original.columns]
         if not both:
@@ -173,24 +214,37 @@ class Aligned:
         if not self.dask:
             return dict(zip(both, _changed_part(self.data[both], self.original[both], both)))
         from ...errors import MeasureError
-        from ...scale._pairing import compute_paired
+        from ...scale._pairing import map_paired, paired_partitions
 
-        counts = compute_paired(_changed_part, [self.data[both], self.original[both]], both,
-                                what="the release check (the state and the original)",
-                                error=MeasureError, progress=False)
-        return dict(zip(both, (int(v) for v in np.sum(counts, axis=0))))
+        what = "the release check (the state and the original)"
+        pairs = paired_partitions([self.data[both], self.original[both]], what=what,
+                                  error=MeasureError)
+        # one row of counts per partition, a frame of its own (a Dask collection like the
+        # other counts of the round, so they are optimised and computed together)
+        meta = pd.DataFrame({j: pd.Series(dtype=np.int64) for j in range(len(both))})
+        rows = map_paired(_changed_row, [self.data[both], self.original[both]], both,
+                          meta=meta, what=what, error=MeasureError, paired=pairs,
+                          divisions=(None,) * (len(pairs) + 1))
+        (counts,) = yield (rows,)
+        return {c: int(counts[j].sum()) for j, c in enumerate(both)}
+
+    def changed(self, columns: list[str]) -> dict[str, int]:
+        """``{column: records whose value was changed or blanked}`` (the sums of the ``chg:``
+        columns of `frame`) for the ``columns`` in both frames, in one pass over the data
+        (Dask: one count per partition and column, added)."""
+        return run(self.changed_rounds(columns), self.compute)
+
+    def per_partition_rounds(self, f: Any, fn: Any, *args: Any) -> Rounds:
+        """`per_partition` in rounds (one round on Dask)."""
+        if not self.dask:
+            return [fn(f, *args)]
+        (got,) = yield (f.map_partitions(_one, fn, *args, meta=pd.Series(dtype=object)),)
+        return list(got)
 
     def per_partition(self, f: Any, fn: Any, *args: Any) -> list[Any]:
         """``fn(partition, *args)`` on every partition of the aligned frame ``f`` (pandas: the
         whole frame is the one partition), computed together."""
-        if not self.dask:
-            return [fn(f, *args)]
-        import dask
-
-        from ...scale._base import compute
-
-        return list(compute(*[dask.delayed(fn)(p, *args) for p in f.to_delayed()],
-                            progress=False))
+        return run(self.per_partition_rounds(f, fn, *args), self.compute)
 
     def compute(self, *objs: Any) -> tuple[Any, ...]:
         """The values of ``objs`` (pandas: as they are; Dask: computed together)."""

@@ -57,7 +57,8 @@ from ...methods.base import check_number
 from .aligned import same_values
 from .contracts import contract_findings
 from .order import order_seed, shuffled
-from .structure import structure_findings
+from .rounds import compute_for, gather, run, values
+from .structure import structure_rounds
 from .subsets import subset_findings
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -127,18 +128,20 @@ def release_check(session: SdcSession, *, k: int | None = None, risk_threshold: 
         out.append(_finding("block", "untreated", [], n,
                             "the state is the untreated original: apply treatments first"))
     released = [c for c in state.data.columns if c not in roles.identifiers]
-    out += structure_findings(session, released, k=int(k), shuffle=bool(shuffle))
     keys = [c for c in roles.keys if c in state.data.columns]
+    viol = session.risk.k_violations(k) if keys else 0
+    above = (session.risk.individual > thr).sum() if keys else None
+    # the structure's counts and the risk count in rounds: on Dask one compute per round
+    structure, got = run(gather(structure_rounds(session, released, k=int(k),
+                                                 shuffle=bool(shuffle)),
+                                values(above) if keys else values()),
+                         compute_for(state.data))
+    out += structure
     if keys:
-        viol = session.risk.k_violations(k)
         if viol:
             out.append(_finding("block", "k_anonymity", keys, viol,
                                 f"{viol:,} record(s) violate {k}-anonymity on the key variables"))
-        above = (session.risk.individual > thr).sum()
-        if state.distributed:
-            from ...scale._base import compute
-
-            (above,) = compute(above, progress=False)
+        (above,) = got
         if int(above):
             out.append(_finding("warn", "risk", keys, int(above),
                                 f"{int(above):,} record(s) have an individual risk above "
