@@ -193,7 +193,9 @@ def _household(cx: _Context, treated: list[str]) -> Rounds:
                 "block", "household_structure", [k, hid], int(m),
                 f"{int(m):,} treated record(s) of {k!r} get their original value back from the "
                 f"household grouping ({'; '.join(why)}) because the household id {hid!r} is "
-                f"released: drop the household id (s.remove({hid!r})) or leave {k!r} untreated"))
+                f"released: drop the household id (s.remove({hid!r})) or leave {k!r} untreated"
+                + ("; a suppression by local_suppression(..., household=True) blanks such a key "
+                   "in the whole household" if within and not by_size else "")))
     return out
 
 
