@@ -62,7 +62,7 @@ STEPS = {
         "i64_blank": lambda s: s.recode("i64", {9: None}),
         "nint": lambda s: s.recode("nint", {9: 1}),
         "nint_float": lambda s: s.recode("nint", {9: 1.5}),
-        "f32": lambda s: s.recode("f32", {}),
+        "f32": lambda s: s.recode("f32", {0.5: 0.25}),
         "flag": lambda s: s.recode("flag", {True: False}),
         "cat": lambda s: s.recode("cat", {"c": "a"}),
         "txt": lambda s: s.recode("txt", {"z": "a"}),
@@ -107,9 +107,10 @@ STEPS = {
     },
     "NewIds": {
         "hid": lambda s: s.new_ids(),
-        "i64": lambda s: s.new_ids("i64"),
-        "nint": lambda s: s.new_ids("nint"),
-        "txt": lambda s: s.new_ids("txt"),
+        "key_refused": lambda s: s.new_ids("i64"),
+        "i64": lambda s: s.new_ids("pid"),
+        "nint": lambda s: s.new_ids("nid"),
+        "txt": lambda s: s.new_ids("sid"),
     },
 }
 CASES = [(t, c) for t in sorted(STEPS) for c in sorted(STEPS[t])]
@@ -130,8 +131,12 @@ def _data() -> pd.DataFrame:
     nint[7] = pd.NA
     txt = pd.array(rng.choice(["a", "b", "c"], N), dtype="string")
     txt[1] = "z"
+    nid = pd.array(np.arange(N) // 3, dtype="Int64")
+    nid[30] = pd.NA
+    f32 = rng.random(N).astype("float32")
+    f32[0] = 0.5
     return pd.DataFrame({
-        "i64": i64, "f32": rng.random(N).astype("float32"), "nint": nint,
+        "i64": i64, "f32": f32, "nint": nint,
         "flag": rng.random(N) > 0.4,
         "cat": pd.Categorical(rng.choice(["a", "b", "c"], N)),
         "txt": txt,
@@ -141,6 +146,9 @@ def _data() -> pd.DataFrame:
         "nnum": pd.array(rng.integers(0, 60, N), dtype="Int64"),
         "fnum": (rng.random(N) * 50).astype("float32"),
         "hid": np.arange(N) // 2,
+        # id columns without a role (new_ids): int64, Int64 with a missing id, string
+        "pid": np.arange(N) % 17, "nid": nid,
+        "sid": pd.array([f"p{i // 4}" for i in range(N)], dtype="string"),
     })
 
 
@@ -164,16 +172,32 @@ def test_every_registered_treatment_is_covered():
     assert names == set(STEPS)
 
 
-@pytest.mark.parametrize("treatment,case", CASES)
-def test_meta_equals_partitions_and_pandas_dtypes(path, treatment, case):
-    step = STEPS[treatment][case]
+#: the cases pandas refuses (Dask must refuse them too): the others are compared
+REFUSED = {("GlobalRecode", "flag"), ("GlobalRecode", "txt"), ("NewIds", "key_refused"),
+           ("RoundValues", "flag"), ("RoundValues", "txt"), ("TopBottomCode", "cat"),
+           ("TopBottomCode", "flag"), ("TopBottomCode", "txt")}
+
+
+def test_the_refused_cases_are_the_expected_ones():
+    """The comparison below is not vacuous: pandas accepts every case but these."""
+    df = _data()
+    refused = set()
+    for t, c in CASES:
+        try:
+            STEPS[t][c](sdc.SdcSession(df, **ROLES))
+        except SdcError:
+            refused.add((t, c))
+    assert refused == REFUSED
+
+
+def _check(step, base: pd.DataFrame, dask_session) -> None:
     try:
-        p = step(sdc.SdcSession(pd.read_parquet(path), **ROLES))
+        p = step(sdc.SdcSession(base, **ROLES))
     except SdcError as e:  # pandas refuses: Dask refuses as well, with the same kind of error
         with pytest.raises(type(e)):
-            step(sdc.SdcSession.from_parquet(path, **ROLES))
+            step(dask_session())
         return
-    d = step(sdc.SdcSession.from_parquet(path, **ROLES))
+    d = step(dask_session())
     want = p.data.dtypes.to_dict()
     assert list(d.data.columns) == list(p.data.columns)
     assert d.data.dtypes.to_dict() == want
@@ -182,3 +206,19 @@ def test_meta_equals_partitions_and_pandas_dtypes(path, treatment, case):
         assert part.dtypes.to_dict() == want
     got = pd.concat(parts)
     pd.testing.assert_frame_equal(got.reset_index(drop=True), p.data.reset_index(drop=True))
+
+
+@pytest.mark.parametrize("treatment,case", CASES)
+def test_meta_equals_partitions_and_pandas_dtypes(path, treatment, case):
+    _check(STEPS[treatment][case], pd.read_parquet(path),
+           lambda: sdc.SdcSession.from_parquet(path, **ROLES))
+
+
+@pytest.mark.parametrize("treatment,case", CASES)
+def test_an_empty_first_partition(treatment, case):
+    """The first partition holds no record (a kernel run on it meets no value): the meta and
+    the other partitions still have the whole file's dtypes."""
+    df = _data()
+    pieces = [df.iloc[:0], df.iloc[:20].reset_index(drop=True), df.iloc[20:].reset_index(drop=True)]
+    ddf = dd.from_delayed([dask.delayed(p) for p in pieces], meta=df.iloc[:0], verify_meta=False)
+    _check(STEPS[treatment][case], df, lambda: sdc.SdcSession(ddf, **ROLES))
