@@ -134,17 +134,14 @@ def replace_columns(ddf: Any, new: Any) -> Any:
     return map_paired(_put, [ddf, new], meta=meta, what="the treated columns", keep_object=True)
 
 
-def _first_nonempty_meta(kernel: Callable[..., pd.DataFrame], ddf: Any, args: tuple) -> pd.DataFrame:
-    head = ddf.partitions[0].compute()
-    return kernel(head, *args).iloc[:0]
-
-
 def map_columns(ddf: Any, columns: Sequence[str], kernel: Callable[..., pd.DataFrame],
                 *args: Any, meta: pd.DataFrame | None = None, progress: bool | None = None,
                 partition_info: bool = False) -> Any:
     """The changed columns: ``kernel(partition[columns], *args)`` on every partition, persisted.
 
-    ``meta`` (the empty result) is taken from the first partition when not given. With
+    ``meta`` (the empty result) is, when not given, the kernel's result on the frame's empty
+    meta (never a partition's values: a kernel whose dtype depends on the values it meets gives
+    its whole-file dtype as ``meta``, and casts, see `sdcsession.scale._dtypes`). With
     ``partition_info=True`` the kernel receives ``partition_info=`` (Dask's dict with the
     partition ``number``). Object columns of the result stay object, as in pandas (Dask would
     turn them, and their values, into strings).
@@ -152,12 +149,9 @@ def map_columns(ddf: Any, columns: Sequence[str], kernel: Callable[..., pd.DataF
     import dask
 
     sub = ddf[list(columns)]
-    if meta is None:
-        if partition_info:
-            meta = kernel(sub.partitions[0].compute(), *args,
-                          partition_info={"number": 0}).iloc[:0]
-        else:
-            meta = _first_nonempty_meta(kernel, sub, args)
+    if meta is None:  # no partition computed for it
+        extra = {"partition_info": {"number": 0}} if partition_info else {}
+        meta = kernel(sub._meta, *args, **extra).iloc[:0]
     with dask.config.set({"dataframe.convert-string": False}):
         return persist(sub.map_partitions(kernel, *args, meta=meta), progress=progress)
 
