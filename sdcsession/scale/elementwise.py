@@ -56,6 +56,7 @@ from ..methods.recoding.treatments import (
 )
 from ..roles import Roles
 from ._base import add_counts, compute, fixed_partitions, persist
+from ._dtypes import cast_columns, recode_dtype, top_bottom_dtype, top_bottom_hits
 from ._encode import scan
 from ._pairing import compute_paired, map_paired
 
@@ -117,7 +118,8 @@ def _put(part: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
     if len(part) != len(new) or not part.index.equals(new.index):
         raise TreatmentError("internal: a treated partition does not hold the records of the "
                              "frame's partition (partitions out of step); the session is unchanged")
-    return part.assign(**{c: pd.Series(new[c].array, index=part.index, name=c)
+    # the dtype given: an object column of texts is not inferred as a str column (pandas 3)
+    return part.assign(**{c: pd.Series(new[c].array, index=part.index, name=c, dtype=new[c].dtype)
                           for c in new.columns})
 
 
@@ -132,28 +134,26 @@ def replace_columns(ddf: Any, new: Any) -> Any:
     return map_paired(_put, [ddf, new], meta=meta, what="the treated columns", keep_object=True)
 
 
-def _first_nonempty_meta(kernel: Callable[..., pd.DataFrame], ddf: Any, args: tuple) -> pd.DataFrame:
-    head = ddf.partitions[0].compute()
-    return kernel(head, *args).iloc[:0]
-
-
 def map_columns(ddf: Any, columns: Sequence[str], kernel: Callable[..., pd.DataFrame],
                 *args: Any, meta: pd.DataFrame | None = None, progress: bool | None = None,
                 partition_info: bool = False) -> Any:
     """The changed columns: ``kernel(partition[columns], *args)`` on every partition, persisted.
 
-    ``meta`` (the empty result) is taken from the first partition when not given. With
+    ``meta`` (the empty result) is, when not given, the kernel's result on the frame's empty
+    meta (never a partition's values: a kernel whose dtype depends on the values it meets gives
+    its whole-file dtype as ``meta``, and casts, see `sdcsession.scale._dtypes`). With
     ``partition_info=True`` the kernel receives ``partition_info=`` (Dask's dict with the
-    partition ``number``).
+    partition ``number``). Object columns of the result stay object, as in pandas (Dask would
+    turn them, and their values, into strings).
     """
+    import dask
+
     sub = ddf[list(columns)]
-    if meta is None:
-        if partition_info:
-            meta = kernel(sub.partitions[0].compute(), *args,
-                          partition_info={"number": 0}).iloc[:0]
-        else:
-            meta = _first_nonempty_meta(kernel, sub, args)
-    return persist(sub.map_partitions(kernel, *args, meta=meta), progress=progress)
+    if meta is None:  # no partition computed for it
+        extra = {"partition_info": {"number": 0}} if partition_info else {}
+        meta = kernel(sub._meta, *args, **extra).iloc[:0]
+    with dask.config.set({"dataframe.convert-string": False}):
+        return persist(sub.map_partitions(kernel, *args, meta=meta), progress=progress)
 
 
 def partition_stats(fn: Callable[..., dict[str, Any]], *frames: Any,
@@ -181,8 +181,12 @@ def _recode(t: Recode, ddf: Any, roles: Roles, seed: int, progress: Any) -> Dist
     t.check(ddf._meta, roles)
     plan = scan(ddf, [t.column], what="recode", progress=progress)
     mapping, unknown = t.resolved_mapping(list(plan.categories[0]))
-    new = map_columns(ddf, [t.column], _recode_kernel, t.column, mapping, progress=progress)
+    # the whole file's dtype (Series.map infers it from the values it meets): from the scan
+    dtype = recode_dtype(ddf._meta[t.column], plan.categories[0], plan.has_missing, mapping)
+    new = map_columns(ddf, [t.column], _recode_kernel, t.column, mapping, progress=progress,
+                      meta=pd.DataFrame({t.column: pd.Series(dtype=dtype)}))
     notes = partition_stats(_changed_stats, ddf[[t.column]], new, progress=progress)
+    new = cast_columns(new, {t.column: dtype})  # every partition, also those without a change
     if unknown:
         notes["not_present"] = [str(u) for u in unknown]
     return DistributedResult(replace_columns(ddf, new), notes=notes)
@@ -368,25 +372,33 @@ def _apply_kernel(part: pd.DataFrame, treatment: Treatment, roles: Roles,
 
 
 def _elementwise(t: Treatment, columns: list[str], ddf: Any, roles: Roles,
-                 progress: Any) -> tuple[Any, Any]:
+                 progress: Any, meta: pd.DataFrame | None = None) -> Any:
     t.check(ddf._meta_nonempty, roles)
-    new = map_columns(ddf, columns, _apply_kernel, t, roles, columns, progress=progress)
-    return new, replace_columns(ddf, new)
+    return map_columns(ddf, columns, _apply_kernel, t, roles, columns, progress=progress,
+                       meta=meta)
 
 
-def _tb_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
+def _tb_stats(old: pd.DataFrame, new: pd.DataFrame, t: TopBottomCode) -> dict[str, Any]:
     c = new.columns[0]
     return {"changed": int((old[c].astype(object) != new[c].astype(object)).sum()
-                           - (old[c].isna() & new[c].isna()).sum())}
+                           - (old[c].isna() & new[c].isna()).sum()),
+            "hits": top_bottom_hits(old, t)}
 
 
 @distributed(TopBottomCode)
 def _top_bottom(t: TopBottomCode, ddf: Any, roles: Roles, seed: int, progress: Any,
                 ) -> DistributedResult:
-    new, out = _elementwise(t, [t.column], ddf, roles, progress)
-    stats = partition_stats(_tb_stats, ddf[[t.column]], new, progress=progress)
-    return DistributedResult(out, notes={"column": t.column, "changed": stats.get("changed", 0),
-                                         "kind": t.kind})
+    meta = ddf._meta[t.column]
+    new = _elementwise(t, [t.column], ddf, roles, progress, meta=pd.DataFrame(
+        {t.column: pd.Series(dtype=top_bottom_dtype(t, meta, 0))}))
+    stats = partition_stats(lambda a, b: _tb_stats(a, b, t), ddf[[t.column]], new,
+                            progress=progress)
+    # the whole file's dtype: int64 becomes float64 (...) when a value anywhere is replaced,
+    # in every partition, also those where none is
+    new = cast_columns(new, {t.column: top_bottom_dtype(t, meta, stats.get("hits", 0))})
+    return DistributedResult(replace_columns(ddf, new),
+                             notes={"column": t.column, "changed": stats.get("changed", 0),
+                                    "kind": t.kind})
 
 
 def _round_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
@@ -398,6 +410,6 @@ def _round_stats(old: pd.DataFrame, new: pd.DataFrame) -> dict[str, Any]:
 @distributed(RoundValues)
 def _round(t: RoundValues, ddf: Any, roles: Roles, seed: int, progress: Any,
            ) -> DistributedResult:
-    new, out = _elementwise(t, list(t.columns), ddf, roles, progress)
+    new = _elementwise(t, list(t.columns), ddf, roles, progress)
     stats = partition_stats(_round_stats, ddf[list(t.columns)], new, progress=progress)
-    return DistributedResult(out, notes={"changed": stats.get("changed", {})})
+    return DistributedResult(replace_columns(ddf, new), notes={"changed": stats.get("changed", {})})
