@@ -52,6 +52,7 @@ from ..methods.recoding.treatments import (
     GlobalRecode,
     global_recode,
     interval_breaks,
+    interval_codes,
     outside_error,
 )
 from ..roles import Roles
@@ -246,9 +247,7 @@ def _outside(part: pd.DataFrame, column: str, edges: Any, right: bool) -> tuple[
     """How many values of the partition lie outside the cut points (the rule of
     `global_recode` for given breaks), and the distinct ones."""
     x = pd.to_numeric(part[column], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    e = np.asarray(edges, dtype=np.float64)
-    code = np.searchsorted(e, x, side="left" if right else "right") - 1
-    cut = ~np.isnan(x) & ((code < 0) | (code >= len(e) - 1))
+    _, cut = interval_codes(x, edges, right)
     return int(cut.sum()), np.unique(x[cut])
 
 

@@ -45,3 +45,16 @@ def scheduler(request):
     else:
         with on_cluster(request.getfixturevalue("cluster_client")) as client:
             yield client
+
+
+@pytest.fixture
+def sync_quiet():
+    """Dask's synchronous scheduler and no warnings, for tests that compare dtypes and data
+    (``pytestmark = pytest.mark.usefixtures("sync_quiet")``)."""
+    import warnings
+
+    import dask
+
+    with dask.config.set(scheduler="sync"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield

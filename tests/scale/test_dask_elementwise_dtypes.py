@@ -9,8 +9,6 @@ every partition, as in pandas)."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -116,11 +114,7 @@ STEPS = {
 CASES = [(t, c) for t in sorted(STEPS) for c in sorted(STEPS[t])]
 
 
-@pytest.fixture(autouse=True)
-def _sync():
-    with dask.config.set(scheduler="sync"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+pytestmark = pytest.mark.usefixtures("sync_quiet")
 
 
 def _data() -> pd.DataFrame:

@@ -8,8 +8,6 @@ files whose index restarts at 0 in every file, cut in several ways."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -40,11 +38,7 @@ STEPS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _sync():
-    with dask.config.set(scheduler="sync"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield
+pytestmark = pytest.mark.usefixtures("sync_quiet")
 
 
 def _data() -> pd.DataFrame:

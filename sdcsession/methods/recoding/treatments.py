@@ -199,6 +199,30 @@ def interval_breaks(series: pd.Series, breaks: Sequence[float] | int | None = No
     return [float(v) for v in _resolve(x, breaks, method, n, series.name)[0]]
 
 
+def interval_codes(x: np.ndarray, edges: Any, right: bool, include_lowest: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """The interval of every value of ``x`` among the cut points ``edges`` (0 .. m − 1;
+    right-closed with ``right``, the first (or last) interval closed on its other end too with
+    ``include_lowest``; a NaN gets a meaningless code) and the mask of the present values outside
+    every interval.
+
+    >>> interval_codes(np.array([0.0, 1.0, 5.0, np.nan]), np.array([0.0, 2.0, 4.0]), True)
+    (array([-1,  0,  2,  2]), array([ True, False,  True, False]))
+    """
+    edges = np.asarray(edges, dtype=np.float64)
+    m = len(edges) - 1
+    ok = ~np.isnan(x)
+    if right:
+        code = np.searchsorted(edges, x, side="left") - 1
+        if include_lowest:
+            code[ok & (x == edges[0])] = 0
+    else:
+        code = np.searchsorted(edges, x, side="right") - 1
+        if include_lowest:
+            code[ok & (x == edges[-1])] = m - 1
+    return code, ok & ((code < 0) | (code >= m))
+
+
 def outside_error(column: Any, count: int, values: np.ndarray, edges: Any, right: bool
                   ) -> TreatmentError:
     """The `TreatmentError` of `global_recode` for ``count`` values of ``column`` outside the
@@ -290,15 +314,7 @@ def global_recode(
                 left = "(" if math.isinf(edges[j]) else "["
                 labels.append(f"{left}{a},{b}{rb}")
     ok = ~np.isnan(x)
-    if right:
-        code = np.searchsorted(edges, x, side="left") - 1
-        if include_lowest:
-            code[ok & (x == edges[0])] = 0
-    else:
-        code = np.searchsorted(edges, x, side="right") - 1
-        if include_lowest:
-            code[ok & (x == edges[-1])] = m - 1
-    outside = ok & ((code < 0) | (code >= m))
+    code, outside = interval_codes(x, edges, right, include_lowest)
     if outside.any():
         raise outside_error(series.name, int(outside.sum()), np.unique(x[outside]), edges, right)
     code = np.where(ok, code, -1)

@@ -260,12 +260,10 @@ def _candidates(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator,
     n, p = x.shape
     if n < 2 * NMINI:
         return _screen(x, h, *start_fits(x, n_starts, rng), exact_fit)
-    k = min(n // NMINI, KMINI)
-    if k < KMINI:
-        size, extra = divmod(n, k)
-        sizes = [size] * (k - extra) + [size + 1] * extra
-    else:
-        sizes = [NMINI] * KMINI
+    from ._fastmcd_stages import group_sizes
+
+    sizes = group_sizes(n, NMINI, KMINI)
+    k = len(sizes)
     pool = rng.permutation(n)[:sum(sizes)]
     groups = np.split(pool, np.cumsum(sizes)[:-1])
     hg = int(sizes[0] * h / n)

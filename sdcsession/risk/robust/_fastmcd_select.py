@@ -131,18 +131,27 @@ def _take(d2, h, thr, sub):
         sub[c] = i
         c += d2[i] <= thr
     if c > h:  # ties at the threshold: the first ones in record order join
-        merged = 0
-        eq = h
-        for i in range(m):
-            eq -= d2[i] < thr
-        for i in range(m):
-            v = d2[i]
-            if v < thr or (v == thr and eq > 0):
-                if v == thr:
-                    eq -= 1
-                sub[merged] = i
-                merged += 1
+        _take_ties(d2, h, thr, sub)
     return c
+
+
+@_njit
+def _take_ties(d2, h, thr, sub):
+    """The records below thr, then the first ones at thr until h are taken, into sub in record
+    order (at most h: fewer than h lie below thr). Returns how many were taken."""
+    m = d2.shape[0]
+    merged = 0
+    eq = h
+    for i in range(m):
+        eq -= d2[i] < thr
+    for i in range(m):
+        v = d2[i]
+        if v < thr or (v == thr and eq > 0):
+            if v == thr:
+                eq -= 1
+            sub[merged] = i
+            merged += 1
+    return merged
 
 
 @_njit
@@ -226,17 +235,7 @@ def _select_ref(d2, h, sub, work):
                 work[merged] = d2[i]
                 merged += 1
         thr = _kth(work[:merged], h - 1) if merged >= h else np.inf
-        merged = 0
-        eq = h
-        for i in range(m):
-            eq -= d2[i] < thr
-        for i in range(m):
-            v = d2[i]
-            if merged < h and (v < thr or (v == thr and eq > 0)):
-                if v == thr:
-                    eq -= 1
-                sub[merged] = i
-                merged += 1
+        merged = _take_ties(d2, h, thr, sub)
         for i in range(m):
             if merged < h and d2[i] != d2[i]:
                 sub[merged] = i

@@ -24,11 +24,22 @@ import numpy as np
 
 from ._fastmcd_jit import _njit, csteps, start_fits
 
-__all__ = ["draw", "stages"]
+__all__ = ["draw", "stages", "group_sizes"]
 
 #: ``stages`` status: the candidates are ready / an h-subset was singular (exact fit) /
 #: abandoned (``stop[0]`` was set)
 READY, EXACT_FIT, STOPPED = 0, 1, 2
+
+
+def group_sizes(n: int, nmini: int, kmini: int) -> list[int]:
+    """The sizes of the random start stage's groups for n >= 2·nmini records: kmini groups of
+    nmini when the records allow, else n // nmini groups sharing the n records as evenly as
+    possible (the larger ones last)."""
+    k = min(n // nmini, kmini)
+    if k < kmini:
+        size, extra = divmod(n, k)
+        return [size] * (k - extra) + [size + 1] * extra
+    return [nmini] * kmini
 
 
 def draw(n: int, n_starts: int, rng: np.random.Generator, nmini: int, kmini: int
@@ -40,12 +51,8 @@ def draw(n: int, n_starts: int, rng: np.random.Generator, nmini: int, kmini: int
     if n < 2 * nmini:
         return np.arange(n, dtype=np.int64), np.array([n], np.int64), n_starts, \
             rng.random(n_starts * n)
-    k = min(n // nmini, kmini)
-    if k < kmini:
-        size, extra = divmod(n, k)
-        sizes = [size] * (k - extra) + [size + 1] * extra
-    else:
-        sizes = [nmini] * kmini
+    sizes = group_sizes(n, nmini, kmini)
+    k = len(sizes)
     pool = rng.permutation(n)[:sum(sizes)].astype(np.int64)
     count = n_starts // k
     return pool, np.array(sizes, np.int64), count, rng.random(count * sum(sizes))
