@@ -60,8 +60,14 @@ def read_parquet(path: Any, *, columns: list[str] | None = None, index: str | No
         raise ParameterError(f"index: expected a column name, got {index!r:.60}")
     if index is not None:
         kw.setdefault("calculate_divisions", True)
+    import dask
+
     try:
-        ddf = dd.read_parquet(str(path), index=index, **kw)
+        # the columns in the dtypes pandas's reader gives (pandas 3's ``str``, not Dask's
+        # conversion to ``string[pyarrow]``): the session, its measures and its release are
+        # the ones the pandas path gives for the same file
+        with dask.config.set({"dataframe.convert-string": False}):
+            ddf = dd.read_parquet(str(path), index=index, **kw)
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise DataFileError(f"path: cannot read {str(path)!r} as Parquet ({e})") from e
     if columns is not None:

@@ -54,3 +54,34 @@ def test_export_after_suppression_in_some_partitions_equals_pandas(layout, tmp_p
     got = pd.read_parquet(out).reset_index(drop=True)
     assert got["band"].dtype == np.float64 and got["income"].dtype == np.float64
     pd.testing.assert_frame_equal(got, want.reset_index(drop=True))
+
+
+@pytest.mark.parametrize("layout", ["pandas-one-file", "dask-four-files"])
+def test_string_columns_keep_the_dtype_pandas_reads(layout, tmp_path):
+    """Text keys read from Parquet: the Dask session holds pandas's ``str`` (missing = NaN),
+    not Dask's ``string[pyarrow]`` (missing = NA), so the release read back has the dtypes of
+    the pandas release, not only its values."""
+    df = _data()
+    df["region"] = df["region"].map({1: "north", 2: "south", 3: "west"}).astype("str")
+    df["sex"] = df["sex"].map({1: "m", 2: "f"}).astype("str")
+    df["band"] = ("b" + df["band"].astype("str")).astype("str")
+    src = tmp_path / "src.parquet"
+    if layout == "pandas-one-file":
+        df.to_parquet(src)
+    else:
+        with dask.config.set({"dataframe.convert-string": False}):
+            dd.from_pandas(df, npartitions=4).to_parquet(src, write_index=False)
+    base = pd.read_parquet(src)
+    assert base["region"].dtype == "str" and base["region"].dtype.na_value is not pd.NA
+    want = _steps(sdc.SdcSession(base, **ROLES)).data_for_release()
+    assert want["band"].isna().any()  # suppressed text: NaN in pandas's str
+    with dask.config.set(scheduler="sync"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", SdcWarning)
+        d = sdc.SdcSession.from_parquet(src, **ROLES)
+        assert d.data.dtypes["region"] == base["region"].dtype
+        assert d.data.compute().dtypes["band"] == base["band"].dtype
+        _steps(d)
+        out = d.export(tmp_path / "release.parquet", force=True)
+    got = pd.read_parquet(out).reset_index(drop=True)
+    assert got["band"].dtype == want["band"].dtype
+    pd.testing.assert_frame_equal(got, want.reset_index(drop=True))
