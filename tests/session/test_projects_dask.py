@@ -83,3 +83,39 @@ def test_apply_to_on_dask_equals_pandas(survey, tmp_path):
     p = pandas_report.set_index("column").loc[risk, ["old", "new"]]
     d = dask_report.set_index("column").loc[risk, ["old", "new"]]
     pd.testing.assert_frame_equal(p.astype(float), d.astype(float))
+
+
+def test_reopens_a_project_saved_with_dasks_string_dtype(survey, tmp_path, monkeypatch):
+    """A project saved when Dask sessions held text read from Parquet as Dask's
+    ``string[pyarrow]`` (now pandas's ``str``) reopens from the same dataset, in the recorded
+    dtype, with the same data at every step; a project saved now reopens in ``str``."""
+    import sdcsession.scale.parquet as pq
+
+    src = tmp_path / "census"
+    text = survey.astype({c: "str" for c in KEYS})
+    with dask.config.set({"dataframe.convert-string": False}):
+        dd.from_pandas(text, npartitions=3).to_parquet(src, write_index=False)
+    now = pq.read_parquet(src)
+    assert str(now._meta.dtypes["region"]) == "str"
+    real = pq.read_parquet
+
+    def as_before(*a, **kw):  # Dask's conversion of text columns, as earlier versions read them
+        d = real(*a, **kw)
+        return d.astype({c: pd.StringDtype("pyarrow") for c, t in d._meta.dtypes.items()
+                         if str(t) == "str"})
+
+    monkeypatch.setattr(pq, "read_parquet", as_before)
+    s = _session(src)
+    assert str(s.data.dtypes["region"]) == "string"
+    s.recode("region", {"R01": "R02"}).local_suppression(k=3, strata=["region"])
+    path = s.save_project(tmp_path / "old.sdcproj")
+    monkeypatch.setattr(pq, "read_parquet", real)
+    s2 = sdc.open_project(path)
+    assert str(s2.data.dtypes["region"]) == "string"
+    for a, b in zip(s.steps, s2.steps, strict=True):
+        pd.testing.assert_frame_equal(b.state.data.compute(), a.state.data.compute())
+    s3 = _session(src)
+    s3.recode("region", {"R01": "R02"})
+    s4 = sdc.open_project(s3.save_project(tmp_path / "new.sdcproj"))
+    assert str(s4.data.dtypes["region"]) == "str"
+    pd.testing.assert_frame_equal(s4.data.compute(), s3.data.compute())

@@ -164,6 +164,21 @@ def _known(data: Any, plan: Plan) -> Any:
         raise RecipeError(f"data: the recorded roles do not fit the data: {e}") from e
 
 
+def _read_dask(path: Any, plan: Plan) -> Any:
+    """The Parquet dataset at ``path`` as a Dask frame, its text columns in the dtype the
+    project recorded: pandas's ``str`` (how Dask sessions read Parquet now), or Dask's
+    ``string[pyarrow]`` for a project saved when Dask sessions held that one (the columns the
+    project records as ``string`` and the file gives as ``str``), so that its steps replay on the
+    data they were made on."""
+    from ...scale.parquet import read_parquet
+
+    data = read_parquet(path, **dict(plan.data.get("source_options") or {}))
+    recorded = {d["name"]: d["dtype"] for d in plan.data["columns"]}
+    legacy = {c: pd.StringDtype("pyarrow") for c, t in data._meta.dtypes.items()
+              if str(t) == "str" and recorded.get(str(c)) == "string"}
+    return data.astype(legacy) if legacy else data
+
+
 def _differences(data: Any, plan: Plan) -> list[str]:
     """What differs between ``data`` and the recorded original (empty: the same data)."""
     from ..recipes.recipe import fingerprint
@@ -212,9 +227,7 @@ def _original(plan: Plan, data: Any, members: Mapping[str, bytes], where: str) -
     rec = plan.data
     if isinstance(data, (str, Path)):  # a data file (a directory: a Parquet dataset, on Dask)
         if Path(data).is_dir():
-            from ...scale.parquet import read_parquet
-
-            data = read_parquet(data, **dict(rec.get("source_options") or {}))
+            data = _read_dask(data, plan)
         else:
             from ...io import read_data
 
@@ -237,9 +250,7 @@ def _original(plan: Plan, data: Any, members: Mapping[str, bytes], where: str) -
     if not Path(src).exists():
         raise RecipeError(f"{where}: the source data {src!r} no longer exist; pass data=")
     if rec["engine"] == "dask":
-        from ...scale.parquet import read_parquet
-
-        loaded = _known(read_parquet(src, **dict(rec.get("source_options") or {})), plan)
+        loaded = _known(_read_dask(src, plan), plan)
     else:
         from ...io import read_data
 
