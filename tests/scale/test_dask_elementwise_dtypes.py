@@ -22,7 +22,7 @@ dd = pytest.importorskip("dask.dataframe")
 N = 48
 #: file boundaries: four uneven files (one of a single record), two files, one file
 LAYOUTS = {"four-uneven": [0, 5, 6, 30, N], "two": [0, 24, N], "one": [0, N]}
-KEYS = ["i64", "f32", "nint", "flag", "cat", "txt", "ocat"]
+KEYS = ["i64", "f32", "nint", "flag", "cat", "txt", "ocat", "stxt"]
 ROLES = {"keys": KEYS, "numeric": ["inc", "nnum", "fnum"], "household": "hid", "seed": 5}
 
 #: the registered distributed treatments (outside the steps by strata) and their steps
@@ -43,6 +43,7 @@ STEPS = {
         "flag": lambda s: s.top_bottom_code("flag", 0, 0),
         "cat": lambda s: s.top_bottom_code("cat", "b", "b"),
         "txt": lambda s: s.top_bottom_code("txt", "b", "b"),
+        "stxt": lambda s: s.top_bottom_code("stxt", "b", "b"),
     },
     "RoundValues": {
         "i64_base": lambda s: s.round_values("inc", base=10),
@@ -66,6 +67,9 @@ STEPS = {
         "txt": lambda s: s.recode("txt", {"z": "a"}),
         "txt_int": lambda s: s.recode("txt", {"z": 1}),
         "txt_blank": lambda s: s.recode("txt", {"z": None}),
+        "stxt": lambda s: s.recode("stxt", {"z": "a"}),
+        "stxt_int": lambda s: s.recode("stxt", {"z": 1}),
+        "stxt_blank": lambda s: s.recode("stxt", {"z": None}),
         "flag_blank": lambda s: s.recode("flag", {True: None}),
         "nint_blank": lambda s: s.recode("nint", {9: None}),
         "cat_blank": lambda s: s.recode("cat", {"c": None}),
@@ -85,6 +89,7 @@ STEPS = {
         "flag": lambda s: s.group_categories("flag", {"any": [True, False]}),
         "cat": lambda s: s.group_categories("cat", {"ab": ["a", "b"]}),
         "txt": lambda s: s.group_categories("txt", {"xy": ["a", "z"]}),
+        "stxt": lambda s: s.group_categories("stxt", {"xy": ["a", "z"]}),
     },
     "Pram": {
         "i64": lambda s: s.pram("i64"),
@@ -92,6 +97,7 @@ STEPS = {
         "flag": lambda s: s.pram("flag"),
         "cat": lambda s: s.pram("cat"),
         "txt": lambda s: s.pram("txt"),
+        "stxt": lambda s: s.pram("stxt"),
         "ocat": lambda s: s.pram(["ocat", "flag"]),
     },
     "AddNoise": {
@@ -125,6 +131,9 @@ def _data() -> pd.DataFrame:
     nint[7] = pd.NA
     txt = pd.array(rng.choice(["a", "b", "c"], N), dtype="string")
     txt[1] = "z"
+    # pandas 3's default text dtype (str, missing = NaN), as pandas reads text from Parquet
+    stxt = pd.Series(rng.choice(["a", "b", "c"], N), dtype="str")
+    stxt[[2, 9]] = ["z", np.nan]
     nid = pd.array(np.arange(N) // 3, dtype="Int64")
     nid[30] = pd.NA
     f32 = rng.random(N).astype("float32")
@@ -133,7 +142,7 @@ def _data() -> pd.DataFrame:
         "i64": i64, "f32": f32, "nint": nint,
         "flag": rng.random(N) > 0.4,
         "cat": pd.Categorical(rng.choice(["a", "b", "c"], N)),
-        "txt": txt,
+        "txt": txt, "stxt": stxt,
         "ocat": pd.Categorical(rng.choice(["a", "b", "c"], N), categories=["a", "b", "c"],
                                ordered=True),
         "inc": rng.integers(100, 900, N),
@@ -169,7 +178,8 @@ def test_every_registered_treatment_is_covered():
 #: the cases pandas refuses (Dask must refuse them too): the others are compared
 REFUSED = {("GlobalRecode", "flag"), ("GlobalRecode", "txt"), ("NewIds", "key_refused"),
            ("RoundValues", "flag"), ("RoundValues", "txt"), ("TopBottomCode", "cat"),
-           ("TopBottomCode", "flag"), ("TopBottomCode", "txt")}
+           ("TopBottomCode", "flag"), ("TopBottomCode", "txt"),
+           ("TopBottomCode", "stxt")}
 
 
 def test_the_refused_cases_are_the_expected_ones():
