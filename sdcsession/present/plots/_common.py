@@ -194,8 +194,8 @@ def _cropped_png(fig: Figure, pad: float = 0.1) -> bytes | None:
     >>> with bare_figures():
     ...     ax = _axes(None, (3.0, 2.0))
     >>> _ = ax.plot([0, 1], [0, 1])
-    >>> _cropped_png(ax.figure)[:4] == b"\x89PNG"
-    True
+    >>> _cropped_png(ax.figure)[1:4]
+    b'PNG'
     """
     import numpy as np
     from PIL import Image

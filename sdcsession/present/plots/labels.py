@@ -94,7 +94,7 @@ def place_labels(ax: Axes, names: list[str], x: np.ndarray, y: np.ndarray,
     >>> _ = ax.scatter([1.0, 1.0], [1.0, 1.0]); _ = ax.set_xlim(0, 2); _ = ax.set_ylim(0, 2)
     >>> a, b = place_labels(ax, ["a", "b"], np.array([1.0, 1.0]), np.array([1.0, 1.0]))
     >>> r = fig.canvas.get_renderer()
-    >>> a.get_window_extent(r).overlaps(b.get_window_extent(r))
+    >>> bool(a.get_window_extent(r).overlaps(b.get_window_extent(r)))
     False
     """
     from matplotlib.patches import FancyArrowPatch
