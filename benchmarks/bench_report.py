@@ -13,10 +13,12 @@ states — every measure computed, GDU included:
   and the report of all four scenarios (14 figures, for reference). Goal: ``s.report()`` 1.0 s.
 
 Prints wall and CPU (process) time: on a shared machine the wall time includes waiting for a core.
-History (the same shared machine, 2 cores): 7.4 s wall before the GDU cache; 1.4–1.6 s CPU warm
-and 3.0 s wall for the first call before the figures were drawn on bare figures with fixed
-margins in one draw and the R-U labels placed without adjustText (the first call imported
-pyplot, adjustText and its scipy.spatial, and laid every figure out twice before drawing it).
+History (the same shared machine, 2 cores, other jobs running, load 3–4): 7.4 s wall before the
+GDU cache. Before the report's figures were drawn without pyplot on bare figures in one draw,
+the R-U labels placed without adjustText and the GDU tests run without scipy.stats: first call
+2.9–3.3 s CPU (median of 3 fresh processes; it imported pyplot, adjustText, scipy.stats and laid
+every figure out twice before drawing it), warm 1.2–1.9 s CPU; after: first call 1.9–2.0 s CPU,
+warm 1.0–1.3 s CPU (same runs, alternating).
 """
 
 from __future__ import annotations
