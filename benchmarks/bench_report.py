@@ -7,8 +7,9 @@ states — every measure computed, GDU included:
 
 - **first call in a fresh process** (``runs`` subprocesses, default 3, median and minimum): each
   builds the session the same way and times its first ``s.report()``, which pays the imports the
-  report needs (scipy.stats for GDU, matplotlib) and the first drawing. Goal: under 2 s (aim
-  1.4 s on a quiet machine);
+  report needs (matplotlib; scipy.special and scipy.spatial for the measures; scipy.stats only
+  when a numeric variable was perturbed, for its KS test) and the first drawing. Goal: under 2 s
+  (aim 1.4 s on a quiet machine);
 - **warm** (in this process, after one untimed report): ``s.report()`` with and without figures,
   and the report of all four scenarios (14 figures, for reference). Goal: ``s.report()`` 1.0 s.
 
