@@ -98,32 +98,51 @@ def _png(fig: Any, dpi: int = _DPI) -> bytes:
     return buf.getvalue()
 
 
-def _img(fig: Any, alt: str, caption: str) -> str:
-    import matplotlib.pyplot as plt
+def _close(fig: Any) -> None:
+    """Close a figure that pyplot manages (a bare figure is simply dropped)."""
+    import sys
 
-    try:
-        png = _png(fig)
-    finally:
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is not None and getattr(fig.canvas, "manager", None) is not None:
         plt.close(fig)
+
+
+def _img(png: bytes, alt: str, caption: str) -> str:
     b64 = base64.b64encode(png).decode("ascii")
     return (f'<figure><img alt="{esc(alt)}" src="data:image/png;base64,{b64}">'
             f"<figcaption>{esc(caption)}</figcaption></figure>")
 
 
+def _render(make: Any, layout: str) -> bytes | None:
+    """The PNG of the figure that ``make`` draws on a bare figure (`bare_figures`): drawn once
+    and cut to its content with the fixed layout (None when it does not fit: see
+    `_cropped_png`), laid out then drawn with ``"constrained"``."""
+    from .plots._common import _cropped_png, bare_figures
+
+    with bare_figures(layout, _DPI):
+        obj = make()
+    fig = obj if hasattr(obj, "savefig") else obj.figure
+    try:
+        return _cropped_png(fig) if layout == "fixed" and fig.get_layout_engine() is None \
+            else _png(fig)
+    finally:
+        _close(fig)
+
+
 def _figure(make: Any, alt: str, caption: str) -> str:
     """Render a plot (a callable returning Axes/Figure); a failing figure becomes a note.
 
-    The figure is made at the PNG's resolution, so that its layout and its text extents are
-    computed for one renderer (the label placement's draw and the PNG's draw share them)."""
-    import matplotlib
-
+    The plot is made without pyplot on a bare Agg figure at the PNG's resolution with fixed
+    margins and drawn once, then the blank border is cut off (`_cropped_png`); a plot whose
+    decorations do not fit is made again with the constrained layout (laid out, then drawn once,
+    see `_png`)."""
     try:
-        with matplotlib.rc_context({"figure.dpi": _DPI}):
-            obj = make()
+        png = _render(make, "fixed")
+        if png is None:
+            png = _render(make, "constrained")
     except SdcError as e:
         return f'<p class="muted">({esc(alt)}: not drawn — {esc(e)})</p>'
-    fig = obj if hasattr(obj, "savefig") else obj.figure
-    return _img(fig, alt, caption)
+    return _img(png, alt, caption)
 
 
 class Report:

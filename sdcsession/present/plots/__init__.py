@@ -7,7 +7,8 @@
 - `lattice`: the generalisation lattice;
 - `sweep`: the R-U map of a sweep;
 - `optimize`: the R-U map of an optimisation and its frontier;
-- `_common`: palette, axes, PNG export.
+- `labels`: labels beside scatter points that never overlap (greedy candidate placement);
+- `_common`: palette, axes (pyplot, or bare figures for the report), PNG export.
 """
 
 from . import accessor as _main

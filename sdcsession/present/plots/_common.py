@@ -7,8 +7,10 @@ matplotlib is imported only inside the functions. The public names (`PALETTE`,
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import io
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -46,10 +48,66 @@ LABELS = {
 }
 
 
+#: How `_axes` makes a new figure: None (pyplot, constrained layout: the public plots), or
+#: ("fixed" | "constrained", dpi) inside `bare_figures` (the report's figures).
+_BARE: contextvars.ContextVar[tuple[str, float] | None] = contextvars.ContextVar(
+    "sdcsession_bare_figures", default=None)
+
+#: Margins (inches) of the axes in a fixed-layout figure: left, bottom, right, top, inside the
+#: figure size the plot asks for; and the blank border around it that catches decorations
+#: larger than the margins (cut off again by `_cropped_png`).
+_MARGINS = (0.75, 0.55, 0.15, 0.35)
+_BORDER = 1.0
+
+
+@contextlib.contextmanager
+def bare_figures(layout: str = "fixed", dpi: float = 110) -> Iterator[None]:
+    """Within this context the plots make their figures without pyplot: a bare
+    `matplotlib.figure.Figure` on an Agg canvas at ``dpi``, not registered with pyplot (nothing
+    to close, pyplot never imported). ``layout="fixed"``: no layout engine; the axes have fixed
+    margins inside the asked figure size and the figure has a blank border of `_BORDER` inches
+    on every side, so that the axes' geometry is final as soon as they exist (one draw makes the
+    image, `_cropped_png` cuts the blank border off). ``layout="constrained"``: the same figure
+    as pyplot's (constrained layout) on a bare canvas. Used by the report, whose figures are
+    drawn once and closed.
+
+    >>> from sdcsession.present.plots.risk import ci_plot
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"scenario": ["a"], "estimate": [1.0], "lower": [0.5], "upper": [2.0]})
+    >>> with bare_figures():
+    ...     ax = ci_plot(t)
+    >>> ax.figure.canvas.manager is None, ax.figure.get_layout_engine() is None
+    (True, True)
+    """
+    token = _BARE.set((layout, float(dpi)))
+    try:
+        yield
+    finally:
+        _BARE.reset(token)
+
+
 # ------------------------------------------------------------------------------------ helpers
 def _axes(ax: Any, figsize: tuple[float, float] = (6.4, 4.2)) -> Axes:
     if ax is not None:
         return ax
+    bare = _BARE.get()
+    if bare is not None:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        layout, dpi = bare
+        w, h = figsize
+        if layout == "constrained":
+            fig = Figure(figsize=figsize, dpi=dpi, layout="constrained")
+            FigureCanvasAgg(fig)
+            return fig.add_subplot()
+        b = _BORDER
+        left, bottom, right, top = _MARGINS
+        fig = Figure(figsize=(w + 2 * b, h + 2 * b), dpi=dpi, facecolor="white")
+        FigureCanvasAgg(fig)
+        fw, fh = w + 2 * b, h + 2 * b
+        return fig.add_axes(((b + left) / fw, (b + bottom) / fh, (w - left - right) / fw,
+                             (h - bottom - top) / fh))
     import matplotlib.pyplot as plt
 
     _, ax = plt.subplots(figsize=figsize, layout="constrained")
@@ -124,6 +182,42 @@ def _steps(items: Sequence[Any], original: bool) -> tuple[list[tuple[str, Any]],
         root = sc[0][1].path()[0]
         sc = [("original", root)] + [x for x in sc if x[1] is not root]
     return sc, original
+
+
+def _cropped_png(fig: Figure, pad: float = 0.1) -> bytes | None:
+    """A fixed-layout figure (`bare_figures`) as PNG bytes, drawn once: the blank border is cut
+    off around everything drawn (``pad`` inches left around it, as ``bbox_inches="tight"``), so
+    that the image holds the plot and its decorations whatever their size. None when something
+    is drawn on the edge of the figure (decorations larger than margins and border: lay the
+    figure out instead). The same figure gives the same bytes (no metadata, no time stamp).
+
+    >>> with bare_figures():
+    ...     ax = _axes(None, (3.0, 2.0))
+    >>> _ = ax.plot([0, 1], [0, 1])
+    >>> _cropped_png(ax.figure)[1:4]
+    b'PNG'
+    """
+    import numpy as np
+    from PIL import Image
+
+    fig.canvas.draw()
+    rgba = np.asarray(fig.canvas.buffer_rgba())
+    ink = rgba.view(np.uint32)[:, :, 0] != 0xFFFFFFFF  # not opaque white
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    if not rows.size:
+        return None
+    h, w = ink.shape
+    if rows[0] == 0 or cols[0] == 0 or rows[-1] == h - 1 or cols[-1] == w - 1:
+        return None
+    p = int(round(pad * fig.dpi))
+    y0, y1 = max(rows[0] - p, 0), min(rows[-1] + 1 + p, h)
+    x0, x1 = max(cols[0] - p, 0), min(cols[-1] + 1 + p, w)
+    buf = io.BytesIO()
+    # RGB (the background is opaque white); zlib level 3: lossless, about half the time of the
+    # default level for a few per cent more bytes
+    Image.fromarray(np.ascontiguousarray(rgba[y0:y1, x0:x1, :3])).save(buf, format="png",
+                                                                       compress_level=3)
+    return buf.getvalue()
 
 
 def to_png(fig: Figure, *, dpi: int = 110) -> bytes:

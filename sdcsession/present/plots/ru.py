@@ -18,6 +18,7 @@ from ..compare import compare, pick_loss
 from ..compare import frontier as _frontier
 from ..steps import _is_session
 from ._common import ORIGINAL_COLOR, PALETTE, _axes, _clean, _label, _thousands
+from .labels import place_labels
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -39,52 +40,8 @@ def _untreated(df: pd.DataFrame) -> np.ndarray:
 
 def _place_labels(ax: Axes, names: list[str], x: np.ndarray, y: np.ndarray,
                   fontsize: float = 8.5, fixed: Sequence[Any] = ()) -> list[Any]:
-    """Label the points so that no two labels overlap.
-
-    The labels start beside their points and are moved apart with adjustText (repelled from each
-    other, from the points and from the ``fixed`` texts); a last deterministic pass then moves any
-    label whose box (padded by 2 px) still meets an earlier one up or down by whole label heights
-    until it is free, and a thin line joins a label that ended away from its point. The figure is
-    laid out first (by adjustText, which draws the figure before it measures) so that the
-    extents are final."""
-    from adjustText import adjust_text
-    from matplotlib.patches import FancyArrowPatch
-
-    texts = [ax.text(xv, yv, name, fontsize=fontsize, color="#222222", zorder=5)
-             for name, xv, yv in zip(names, x, y)]
-    if not texts:
-        return texts
-    fig = ax.figure
-    if not hasattr(fig.canvas, "get_renderer"):  # a bare Figure (no pyplot): give it Agg
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-        FigureCanvasAgg(fig)
-    adjust_text(texts, x=np.asarray(x, float), y=np.asarray(y, float), ax=ax,
-                objects=list(fixed) or None, expand=(1.2, 1.6), force_text=(0.3, 0.6),
-                ensure_inside_axes=True, time_lim=2.0)
-    renderer = fig.canvas.get_renderer()
-    placed = [t.get_window_extent(renderer).padded(2) for t in fixed]
-    to_data = ax.transData.inverted()
-    for t, xv, yv in zip(texts, x, y):
-        box = t.get_window_extent(renderer).padded(2)
-        step = box.height
-        for k in (0, *[s * j for j in range(1, 40) for s in (1, -1)]):
-            cand = box.translated(0, k * step)
-            if not any(cand.overlaps(o) for o in placed):
-                break
-        if k:
-            px, py = ax.transData.transform(t.get_position())
-            t.set_position(to_data.transform((px, py + k * step)))
-        placed.append(cand)
-        cx, cy = cand.x0 + cand.width / 2, cand.y0 + cand.height / 2
-        ptx, pty = ax.transData.transform((xv, yv))
-        if cand.contains(ptx, pty) or min(abs(ptx - cand.x0), abs(ptx - cand.x1)) + \
-                min(abs(pty - cand.y0), abs(pty - cand.y1)) < 12:
-            continue
-        ax.add_patch(FancyArrowPatch((xv, yv), tuple(to_data.transform((cx, cy))),
-                                     arrowstyle="-", color="#888888", linewidth=0.6,
-                                     shrinkA=3, shrinkB=6, zorder=2))
-    return texts
+    """Label the points so that no two labels overlap (`sdcsession.present.plots.labels`)."""
+    return place_labels(ax, names, x, y, fontsize=fontsize, fixed=fixed)
 
 
 def ru_map(data: Any, *more: Any, risk: str = "expected_reidentifications",
@@ -101,8 +58,9 @@ def ru_map(data: Any, *more: Any, risk: str = "expected_reidentifications",
     dominated ones are drawn hollow. ``threshold`` draws the maximum tolerable risk.
     ``anchors=False`` leaves the anchors out and zooms on the scenarios. With the anchors, a row of
     the table that is the untreated original (``compare(..., original=True)``) is the "original
-    data" star, not a second labelled point. Labels never overlap: they are moved apart with
-    adjustText (a line joins a moved label to its point).
+    data" star, not a second labelled point. Labels never overlap each other, the points or the
+    anchors' texts: each takes the first free place around its point
+    (`sdcsession.present.plots.labels.place_labels`; a line joins a label placed away from it).
 
     ``data`` is the DataFrame of `sdcsession.present.compare.compare` or sessions/steps (compared
     with the default measures). ``loss=None`` picks λ, else IL1s, else suppressions.

@@ -82,12 +82,17 @@ def _ordinal_values(s: pd.Series) -> np.ndarray:
 
 
 def _normal(x: np.ndarray, alpha: float) -> bool:
-    from scipy import stats
-
     x = x[~np.isnan(x)]
     if len(x) < 3 or np.std(x) == 0:
         return False
-    p = stats.kstest(x, "norm", args=(x.mean(), x.std(ddof=1))).pvalue
+    from ._dist import ks_rejects_for_sure
+
+    mean, sd = x.mean(), x.std(ddof=1)
+    if ks_rejects_for_sure(x, mean, sd, alpha):  # far from normal: no exact p-value needed
+        return False
+    from scipy import stats
+
+    p = stats.kstest(x, "norm", args=(mean, sd)).pvalue
     return bool(p >= alpha)
 
 

@@ -74,6 +74,7 @@ from ...progress import track
 from ...risk._codes import check_number
 from .._align import check_cells, check_frames, check_progress, check_types, column_list
 from ._cache import Fingerprints, cached, digest
+from ._dist import ranks_ordinal
 from ._stats import _COEF, _pair_test, _run, _univariate
 from ._variables import (
     _LEVEL,
@@ -182,8 +183,6 @@ def gdu(
     >>> r.aldu_uni, r.aldu_biv, r.gdu
     (1.0, 0.0, 0.5)
     """
-    from scipy import stats
-
     check_frames(original, masked, "gdu")
     check_progress(progress, "gdu")
     for what, v in (("alpha", alpha), ("normality_alpha", normality_alpha),
@@ -332,7 +331,7 @@ def gdu(
                     pos = {str(x): i for i, x in enumerate(m.cat.categories)}
                     rank = np.array([pos.get(str(lab), np.inf) for lab in labels], dtype=float)
                 else:
-                    rank = stats.rankdata(mean, method="ordinal").astype(float)
+                    rank = ranks_ordinal(mean)
                 vp = np.where(pc >= 0, rank[np.maximum(pc, 0)], np.nan)
                 vd = np.where(dc >= 0, rank[np.maximum(dc, 0)], np.nan)
             else:
