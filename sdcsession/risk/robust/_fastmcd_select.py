@@ -31,6 +31,8 @@ __all__ = ["select"]
 
 #: ``numba.njit`` with the on-disk cache (`sdcsession.risk._jit`), releasing the GIL
 _njit = jit(nogil=True)
+#: up to this many values, order statistics are found by counting (`_ranked2`)
+_RANKED = 48
 
 
 @_njit
@@ -67,8 +69,11 @@ def _threshold(d2, k, work):
     half = math.sqrt(ns) + 1.0
     lo_r = min(max(int(pos - half), 0), ns - 1)
     hi_r = min(max(int(pos + half), lo_r), ns - 1)
-    ta = _kth(work[:ns], lo_r)
-    tb = _kth(work[lo_r:ns], hi_r - lo_r)
+    if ns <= _RANKED:
+        ta, tb = _ranked2(work[:ns], lo_r, hi_r)
+    else:
+        ta = _kth(work[:ns], lo_r)
+        tb = _kth(work[lo_r:ns], hi_r - lo_r)
     low, c_low = -1.0, 0
     high, c_high = np.inf, m
     for _ in range(48):
@@ -108,6 +113,8 @@ def _threshold(d2, k, work):
         v = d2[i]
         work[c] = v
         c += (v > low) & (v <= high)
+    if c <= _RANKED:
+        return _ranked2(work[:c], k - c_low, k - c_low)[0], True
     return _kth(work[:c], k - c_low), True
 
 
@@ -152,6 +159,27 @@ def _take_ties(d2, h, thr, sub):
             sub[merged] = i
             merged += 1
     return merged
+
+
+@_njit
+def _ranked2(a, ka, kb):
+    """The ka-th and kb-th smallest values of a few values (0-based; ka, kb < len(a)): the
+    smallest value v with #(a <= v) > k, by counting for every value (no branch in the inner
+    loop, vectorised); exact with equal values. Few values: cheaper than the quickselect, whose
+    branches are mispredicted. A NaN is never chosen (+inf when only NaN qualify)."""
+    va = np.inf
+    vb = np.inf
+    n = a.shape[0]
+    for i in range(n):
+        v = a[i]
+        c = 0
+        for j in range(n):
+            c += a[j] <= v
+        if c > ka and v < va:
+            va = v
+        if c > kb and v < vb:
+            vb = v
+    return va, vb
 
 
 @_njit
