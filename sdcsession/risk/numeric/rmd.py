@@ -311,8 +311,9 @@ def _aligned(original: pd.DataFrame, masked: pd.DataFrame, columns: str | Iterab
     masked = _paired(original, masked)  # records paired by index, as every numeric risk
     arrays = []
     for name, frame in (("original", original), ("masked", masked)):
-        bad = [c for c in cols if not pd.api.types.is_numeric_dtype(frame[c])
-               or pd.api.types.is_bool_dtype(frame[c])]
+        dtypes = frame.dtypes  # unique column names (check_frame): one dtype per name
+        bad = [c for c in cols if not pd.api.types.is_numeric_dtype(dtypes[c])
+               or pd.api.types.is_bool_dtype(dtypes[c])]
         if bad:
             raise MeasureError(f"{name}: column(s) {bad} are not numeric")
         a = frame[cols].to_numpy(dtype=np.float64, na_value=np.nan)
