@@ -1,6 +1,7 @@
 """rmd_risk's modal vote: the early decision (`certain`, `needed`) against every completion of
-the remaining runs, and the scheduled runs (calling thread and helper) against the plain loop of
-all runs, for any number of threads."""
+the remaining runs, the scheduled runs (calling thread and helper) against the plain loop of
+all runs for any number of threads, and the C-step's selection (small sample, order statistics
+by counting) against the stable order."""
 
 from __future__ import annotations
 
@@ -140,3 +141,23 @@ def test_runs_hand_out_in_order_and_raise_in_run_order():
     one = Runs(lambda i: i, 4, 1, 1, np.zeros(1, dtype=bool))  # one thread: the plain loop
     assert [one.get(i) for i in range(4)] == [0, 1, 2, 3]
     one.close()
+
+
+# ------------------------------------------------ the C-step's selection: sample and counting
+@settings(max_examples=200, deadline=None)
+@given(m=st.one_of(st.integers(1, 120), st.sampled_from([300, 543, 1407, 1500, 1583, 2399])),
+       seed=st.integers(0, 2**32 - 1), shape=st.sampled_from(["uniform", "tied", "heavy"]),
+       where=st.floats(0.0, 1.0))
+def test_selection_equals_the_stable_order(m, seed, shape, where):
+    # sample sizes at the edges of the counting branch (m // 32 targets, the spacing's rounding)
+    from sdcsession.risk.robust._fastmcd_select import _ranked2, select
+
+    rng = np.random.default_rng(seed)
+    d2 = {"uniform": rng.random(m), "tied": rng.integers(0, 5, m).astype(float),
+          "heavy": rng.lognormal(0.0, 5.0, m)}[shape]
+    h = min(m, 1 + int(where * m))
+    sub = np.empty(m + 1, np.int64)
+    select(d2, h, sub, np.empty(m))
+    assert sub[:h].tolist() == np.sort(np.lexsort((np.arange(m), d2))[:h]).tolist()
+    ka, kb = sorted(int(v) for v in rng.integers(0, m, 2))
+    assert _ranked2(d2.copy(), ka, kb) == (np.sort(d2)[ka], np.sort(d2)[kb])

@@ -6,13 +6,16 @@ record order; ties at the h-th smallest value go to the first records, and NaN d
 (overflow) come after every number. Only the value of the h-th smallest distance is searched
 (the subset is then one pass over the records), so any exact selection algorithm gives the same
 subset. The value is bracketed, not sorted: two order statistics of an evenly spaced sample
-(about m/8 values, at most 256) give the first guesses around rank h (Floyd & Rivest 1975);
+(m/32 values, 16 to 44) give the first guesses around rank h (Floyd & Rivest 1975);
 each pass over the records counts the values up to two guesses (branch-free, vectorised) and
 keeps the tightest bounds L < v_h ≤ H known by their counts; the next guesses interpolate
 between L and H at rank h ± √(values in between). Once at most 32 values remain in (L, H]
-(two to four passes on the C-steps' distances), one pass gathers them and a quickselect
-picks v_h. Distances with NaN take the reference path `_select_ref` (one Hoare quickselect,
-NaN records last).
+(two to four passes on the C-steps' distances), one pass gathers them and v_h is picked
+among them. The order statistics of the sample and of the values gathered are found by
+counting, for each value, the values up to it (`_ranked2`: no data-dependent branch, where a
+quickselect on a few dozen values mispredicts most of its branches; the larger sample of
+earlier versions made the sample cost more than the passes). Distances with NaN take the
+reference path `_select_ref` (one Hoare quickselect, NaN records last).
 
 Reference: Floyd, R. W. & Rivest, R. L. (1975) Expected time bounds for selection,
 Communications of the ACM 18, 165–172.
@@ -33,6 +36,10 @@ __all__ = ["select"]
 _njit = jit(nogil=True)
 #: up to this many values, order statistics are found by counting (`_ranked2`)
 _RANKED = 48
+#: the sample of the first guesses: about m // _SAMPLE_DIV values, at least _SAMPLE_MIN, at
+#: most _SAMPLE_MAX as the target (the evenly spaced sample then has at most 45 values: few
+#: enough for `_ranked2`)
+_SAMPLE_MIN, _SAMPLE_DIV, _SAMPLE_MAX = 16, 32, 44
 
 
 @_njit
@@ -58,9 +65,10 @@ def _threshold(d2, k, work):
     evenly spaced sample give the first pair of guesses, later pairs interpolate between L and
     H around rank k (± √(values in between)); each pass counts the values up to both guesses
     (branch-free, vectorised) and keeps the tighter bounds. When at most 32 values lie in
-    (L, H], they are gathered and the quickselect picks v_k among them."""
+    (L, H], they are gathered and v_k is picked among them (`_ranked2`, the quickselect for
+    more values)."""
     m = d2.shape[0]
-    ns = min(256, max(16, m // 8))
+    ns = min(_SAMPLE_MAX, max(_SAMPLE_MIN, m // _SAMPLE_DIV))
     step = max(m // ns, 1)
     ns = m // step
     for t in range(ns):
