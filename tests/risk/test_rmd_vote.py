@@ -161,3 +161,20 @@ def test_selection_equals_the_stable_order(m, seed, shape, where):
     assert sub[:h].tolist() == np.sort(np.lexsort((np.arange(m), d2))[:h]).tolist()
     ka, kb = sorted(int(v) for v in rng.integers(0, m, 2))
     assert _ranked2(d2.copy(), ka, kb) == (np.sort(d2)[ka], np.sort(d2)[kb])
+
+
+# ------------------------------------------------------------------ compiled PCG64 numbers
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**63), n=st.integers(0, 3000), before=st.integers(0, 40))
+def test_compiled_pcg64_gives_numpys_numbers_and_state(seed, n, before):
+    from sdcsession.risk.robust._pcg64 import random_into
+
+    a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+    a.permutation(before), b.permutation(before)  # 32-bit draws buffered in the state
+    got = random_into(a, np.empty(n))
+    assert got.tobytes() == b.random(n).tobytes()
+    assert a.bit_generator.state == b.bit_generator.state
+    assert a.integers(0, 10**9, 5).tolist() == b.integers(0, 10**9, 5).tolist()
+    other = np.random.Generator(np.random.Philox(seed))  # other generators: numpy draws them
+    assert random_into(other, np.empty(3)).tolist() == \
+        np.random.Generator(np.random.Philox(seed)).random(3).tolist()

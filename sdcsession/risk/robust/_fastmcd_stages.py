@@ -25,6 +25,7 @@ import threading
 import numpy as np
 
 from ._fastmcd_jit import _njit, csteps, start_fits
+from ._pcg64 import random_into
 
 __all__ = ["draw", "stages", "group_sizes"]
 
@@ -55,15 +56,16 @@ def draw(n: int, n_starts: int, rng: np.random.Generator, nmini: int, kmini: int
     the starts per group and the uniform keys of all groups' starts (one flat array: group g's
     starts take ``count · sizes[g]`` keys after those of the groups before it). The keys are
     drawn into a buffer kept per thread (no fresh pages per search; up to ``_KEPT`` values):
-    they are valid until the thread's next ``draw``."""
+    they are valid until the thread's next ``draw``; PCG64's numbers are drawn by compiled code
+    (`sdcsession.risk.robust._pcg64`, the same numbers as ``rng.random``)."""
     if n < 2 * nmini:
         return np.arange(n, dtype=np.int64), np.array([n], np.int64), n_starts, \
-            rng.random(out=_buffer(n_starts * n))
+            random_into(rng, _buffer(n_starts * n))
     sizes = group_sizes(n, nmini, kmini)
     k = len(sizes)
     pool = rng.permutation(n)[:sum(sizes)].astype(np.int64)
     count = n_starts // k
-    return pool, np.array(sizes, np.int64), count, rng.random(out=_buffer(count * sum(sizes)))
+    return pool, np.array(sizes, np.int64), count, random_into(rng, _buffer(count * sum(sizes)))
 
 
 def _buffer(size: int) -> np.ndarray:
