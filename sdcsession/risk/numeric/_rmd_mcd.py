@@ -7,11 +7,12 @@ convergence, `sdcsession.risk.robust._fastmcd.finish`, with the ``memo`` shared 
 The calling thread finishes the runs one by one in run order, counts the votes and stops as
 soon as the modal subset is certain (`sdcsession.risk.numeric._rmd_runs.certain`: no other
 subset can overtake it, the tie rule included); the start stages of the runs that the vote
-needs in any case (half the runs and one before the first decision is possible), plus
-``workers − 1`` beyond, are computed by the calling thread and ``workers − 1`` helpers of a kept
-pool (`sdcsession.risk.numeric._rmd_runs.Runs`). The subset chosen, the shared ``memo`` and
-any error raised are those of the plain loop of all runs; at most ``workers − 1`` runs are
-computed in vain (abandoned between their stages).
+needs in any case (half the runs and one before the first decision is possible; later, the
+fewest runs before it can be decided), plus ``AHEAD`` beyond, are computed by the calling
+thread and ``workers − 1`` helpers of a kept pool (`sdcsession.risk.numeric._rmd_runs.Runs`).
+The subset chosen, the shared ``memo`` and any error raised are those of the plain loop of all
+runs. ``AHEAD = 0``: no run is computed in vain (the vote usually ends as early as it can, so a
+run computed ahead was mostly wasted, and on a busy machine it delays the others).
 
 Cache: the fit depends only on the standardised original, the search settings and the factors,
 so the last ``CACHE_SIZE`` fits are kept under a digest (SHA-256) of the array's bytes, its
@@ -34,12 +35,14 @@ import numpy as np
 from ...errors import MeasureError
 from ..robust.minimum_covariance import MCD, mcd
 
-__all__ = ["modal_mcd", "clear_cache", "CACHE_SIZE", "WORKERS"]
+__all__ = ["modal_mcd", "clear_cache", "CACHE_SIZE", "WORKERS", "AHEAD"]
 
 #: fits kept (the most recently used ones)
 CACHE_SIZE = 4
 #: threads computing the searches' start stages (1: the calling thread alone, the plain loop)
 WORKERS = max(1, min(2, os.cpu_count() or 1))
+#: runs whose start stages may be computed before the vote knows it needs them
+AHEAD = 0
 
 _cache: OrderedDict[tuple, MCD] = OrderedDict()
 _lock = threading.Lock()
@@ -114,7 +117,7 @@ def _modal(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str, wor
     def start(i: int) -> tuple[np.ndarray, np.ndarray] | None:
         return candidates(z, h, n_starts, np.random.default_rng(int(seed) + i), "error", stop)
 
-    ahead = workers - 1  # runs computed ahead of the vote (at most that many in vain)
+    ahead = min(AHEAD, workers - 1)  # runs computed ahead of the vote (that many in vain)
     plan = Runs(start, runs, needed(votes, log_det, first, runs) + ahead, workers, stop)
     try:
         for i in range(runs):

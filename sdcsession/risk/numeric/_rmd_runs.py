@@ -16,7 +16,8 @@ data and the run's seed; its last stage (`sdcsession.risk.robust._fastmcd.finish
 of the runs before it, so the calling thread finishes the runs one by one in run order. `Runs`
 hands the start stages out in run order to the calling thread and to a helper in a kept pool
 thread: a run may be claimed once the vote cannot be decided without it (`needed`), plus
-``ahead`` runs beyond (speculative; abandoned between their stages when the vote is decided).
+the caller's ``ahead`` runs beyond (speculative; abandoned between their stages when the vote
+is decided).
 The calling thread computes the run it needs itself when nobody claimed it, computes another
 claimable run while a helper computes the one it needs, and otherwise waits. A run's error is
 raised when the calling thread reaches that run, as the plain loop would raise it. The subsets,
