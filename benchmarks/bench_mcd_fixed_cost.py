@@ -74,15 +74,19 @@ last few values, are found by counting instead of a quickselect (m = 300: -10 %,
 -45 %); the distances for two variables form L^-1 without loops; and the 150,000 random keys
 of a search are numpy's PCG64 numbers drawn by compiled code into a buffer kept per thread
 (``risk.robust._pcg64``: 0.6-0.8 -> 0.4 ms). A/B against the previous commit in the same
-run (exported beside it, run alternately, CPU best of 9, machine shared, load 4-5 on 2 cores):
-rmd_risk runs=10 first call 10,000 CPU 0.058-0.087 s -> 0.043-0.060 s; wall with two threads
-0.050-0.145 s -> 0.036-0.082 s. Components under that load: one search's start stages
-4-5 ms (groups 2.5 ms, keys and start fits 1.1-1.3 ms, merged 0.7-1.0 ms, full 0.6-0.8 ms),
-last stage with the memo about 1 ms. Outside the searches about 5 ms at 10,000 records (all
-records at risk here): reading and checking the frames 1.0 ms, RMDID2's grid 1.4 ms, the
+run (exported beside it, the two run alternately, 4 rounds, best of 9 each, machine shared with
+other jobs, load 3.7-5.1 on 2 cores): rmd_risk runs=10 first call at 10,000 records, CPU
+0.058-0.085 s -> 0.041-0.061 s; best wall with two threads 0.051-0.085 s -> 0.042-0.061 s.
+This script in the same conditions: first call wall 0.042 s best / 0.077 s median, CPU 0.045 s;
+one thread 0.069 / 0.078 s, CPU 0.046 s; repeat call 0.009 s (CPU 0.005 s); runs=1 0.024 s
+(CPU 0.012 s). Components under that load: one search's start stages 4-5 ms (groups 2.5 ms,
+keys and start fits 1.1-1.3 ms, merged 0.7-1.0 ms, full 0.6-0.8 ms), its last stage with the
+memo about 1 ms; 7 searches are 35-45 ms of CPU, so the 20 ms goal needs both cores free and
+still about a third less work per search. Outside the searches about 5 ms at 10,000 records
+(all records at risk here): reading and checking the frames 1.0 ms, RMDID2's grid 1.4 ms, the
 robust distances 0.7 ms (LAPACK's solve, kept for the same bits), the rest 1.5 ms. A first
-call in a fresh process costs about 1 s more: importing numba 0.25 s and scipy.special 0.28 s,
-loading the compiled kernels from numba's cache 0.45-0.7 s.
+call in a fresh process costs about 1 s more (the last two lines): importing numba 0.25 s and
+scipy.special 0.28 s, loading the compiled kernels from numba's disk cache 0.45-0.7 s.
 
 sdcMicro (from the side-by-side review, where ours were 0.6x and 0.5x its speed at 0.1 s and 1 s):
 mvTopCoding about 0.06 s, dRiskRMD about 0.5 s; printed beside the figures.
