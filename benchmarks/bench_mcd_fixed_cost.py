@@ -12,10 +12,10 @@ C-steps of all its starts in one compiled loop (numba, ``sdcsession.risk.robust.
 no Python, BLAS or LAPACK call per start or step. ``rmd_risk`` runs the search ``runs=10`` times
 (the subset most of them return, to reproduce covMcd's most frequent outcome; bare searches, one
 reweighting, shared converged last stages, stopping once the modal subset is certain, ties
-included: 7 runs on this file, 8 before the tie rule counted). The last line runs each step
-once in a fresh process: that first call also imports numba and scipy.special and loads the
-compiled code from numba's disk cache (not timed in the lines above, whose warm-up call pays
-it).
+included: 7 runs on this file, 8 before the tie rule counted). The last two lines time each
+step's first call in a fresh process (three processes): it also imports numba and scipy.special
+and loads the compiled code from numba's disk cache, which the lines above leave to their
+warm-up call.
 
 History at 10,000 records (CPU): mv_top_code 0.14 s, then 0.05 s, then 0.016-0.020 s; rmd_risk
 0.38-0.66 s, then 0.15-0.17 s, then 0.12-0.16 s. Then the C-step's distances ran in one fused
