@@ -11,8 +11,11 @@ The FastMCD search (robustbase's covMcd settings: 500 random starts, nested subs
 C-steps of all its starts in one compiled loop (numba, ``sdcsession.risk.robust._fastmcd_jit``):
 no Python, BLAS or LAPACK call per start or step. ``rmd_risk`` runs the search ``runs=10`` times
 (the subset most of them return, to reproduce covMcd's most frequent outcome; bare searches, one
-reweighting, shared converged last stages, stopping once the modal subset is certain: 8 runs
-on this file).
+reweighting, shared converged last stages, stopping once the modal subset is certain, ties
+included: 7 runs on this file, 8 before the tie rule counted). The last two lines time each
+step's first call in a fresh process (three processes): it also imports numba and scipy.special
+and loads the compiled code from numba's disk cache, which the lines above leave to their
+warm-up call.
 
 History at 10,000 records (CPU): mv_top_code 0.14 s, then 0.05 s, then 0.016-0.020 s; rmd_risk
 0.38-0.66 s, then 0.15-0.17 s, then 0.12-0.16 s. Then the C-step's distances ran in one fused
@@ -56,6 +59,34 @@ run in vain; none on this file: the 8 runs end a batch), and with the batches (l
 first call wall 0.110 s, CPU 0.062 s; one thread wall 0.105 s, CPU 0.060 s; repeat call wall
 0.004 s, CPU 0.004 s. On a free second core the threads overlap the searches (once, at load 5:
 1,000 records 0.034 s wall with two threads, 0.047 s with one).
+
+Then (every subset and figure again the same bit for bit; the vote checked against every
+completion of the remaining runs, the scheduled runs against the plain loop of all runs for
+1-3 threads, the selection against the stable order, the compiled random numbers against
+numpy's): the vote stops as soon as no other subset can overtake the leader with the tie rule
+(smaller log det, then first run) counted (``risk.numeric._rmd_runs.certain``: 8 -> 7 runs);
+the start stages of the runs the vote needs in any case (6 of 10 at first, then the fewest
+before it can be decided; none speculative) are claimed in run order by the calling thread and
+one kept pool thread, the calling thread finishing each run as soon as its stages are there
+(no batches, no run in vain, no thread started per call); the C-step's
+selection takes a sample of m/32 values (16 to 44) whose order statistics, and those of the
+last few values, are found by counting instead of a quickselect (m = 300: -10 %, m = 1,500:
+-45 %); the distances for two variables form L^-1 without loops; and the 150,000 random keys
+of a search are numpy's PCG64 numbers drawn by compiled code into a buffer kept per thread
+(``risk.robust._pcg64``: 0.6-0.8 -> 0.4 ms). A/B against the previous commit in the same
+run (exported beside it, the two run alternately, 4 rounds, best of 9 each, machine shared with
+other jobs, load 3.7-5.1 on 2 cores): rmd_risk runs=10 first call at 10,000 records, CPU
+0.058-0.085 s -> 0.041-0.061 s; best wall with two threads 0.051-0.085 s -> 0.042-0.061 s.
+This script in the same conditions: first call wall 0.042 s best / 0.077 s median, CPU 0.045 s;
+one thread 0.069 / 0.078 s, CPU 0.046 s; repeat call 0.009 s (CPU 0.005 s); runs=1 0.024 s
+(CPU 0.012 s). Components under that load: one search's start stages 4-5 ms (groups 2.5 ms,
+keys and start fits 1.1-1.3 ms, merged 0.7-1.0 ms, full 0.6-0.8 ms), its last stage with the
+memo about 1 ms; 7 searches are 35-45 ms of CPU, so the 20 ms goal needs both cores free and
+still about a third less work per search. Outside the searches about 5 ms at 10,000 records
+(all records at risk here): reading and checking the frames 1.0 ms, RMDID2's grid 1.4 ms, the
+robust distances 0.7 ms (LAPACK's solve, kept for the same bits), the rest 1.5 ms. A first
+call in a fresh process costs about 1 s more (the last two lines): importing numba 0.25 s and
+scipy.special 0.28 s, loading the compiled kernels from numba's disk cache 0.45-0.7 s.
 
 sdcMicro (from the side-by-side review, where ours were 0.6x and 0.5x its speed at 0.1 s and 1 s):
 mvTopCoding about 0.06 s, dRiskRMD about 0.5 s; printed beside the figures.
@@ -128,6 +159,38 @@ def main() -> None:
         call()
         line("rmd_risk runs=10, repeat call", n, best(call), goal, "")
         line("rmd_risk runs=1, first call", n, best(lambda: call(1), first=True), goal, "")
+    for step, name in (("rmd", "rmd_risk"), ("mv", "mv_top_code")):
+        w = [fresh(step) for _ in range(3)]
+        line(f"{name}, fresh process", 10_000, (min(w), statistics.median(w), float("nan")),
+             "", "(imports + numba cache loads)")
+
+
+FRESH = """
+import sys, time, warnings
+sys.path.insert(0, {root!r})
+warnings.simplefilter("ignore")
+from sdcsession.datasets import synthetic_survey
+d = synthetic_survey(3334, seed=1).iloc[:10_000].reset_index(drop=True)
+num = d[["income", "expend"]].fillna(0.0)
+t0 = time.perf_counter()
+if {step!r} == "rmd":
+    from sdcsession.risk.numeric.rmd import rmd_risk
+    rmd_risk(num, num * 1.01)
+else:
+    from sdcsession.methods.recoding.mv_top_coding import mv_top_code
+    mv_top_code(d, ["income", "expend"])
+print(time.perf_counter() - t0)
+"""
+
+
+def fresh(step: str) -> float:
+    """Wall time of the step's first call in a new process (imports, numba's cache loads)."""
+    import subprocess
+
+    code = FRESH.format(root=str(Path(__file__).resolve().parents[1]), step=step)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    return float(out.stdout.split()[-1])
 
 
 if __name__ == "__main__":

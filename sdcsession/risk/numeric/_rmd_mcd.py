@@ -1,16 +1,18 @@
 """The modal MCD of `sdcsession.risk.numeric.rmd.rmd_risk` (internal): its repeated FastMCD
-searches, run two at a time in threads, and a small cache of its fits.
+searches, shared between the calling thread and a helper thread, and a small cache of its fits.
 
-Searches in threads: a search is its random-start stages (one compiled call that releases the
-GIL, `sdcsession.risk.robust._fastmcd.candidates`) and its last stage (the candidates iterated
-to convergence, `sdcsession.risk.robust._fastmcd.finish`, with the ``memo`` shared by the
-runs). The runs go in batches of ``workers``: the calling thread runs the start stages of a
-batch's first run while ``workers − 1`` pool threads run the others'; then the calling thread
-finishes the batch's runs one after the other in run order, counts the votes and decides when
-to stop exactly as the sequential loop did: the subset chosen, the shared ``memo`` and any error
-raised are the same. A run of the batch that is not needed any more is abandoned between its
-stages (batches rather than a pipeline: at most ``workers − 1`` runs are computed in vain, which
-matters when the other cores are busy).
+Searches: a search is its random-start stages (one compiled call that releases the GIL,
+`sdcsession.risk.robust._fastmcd.candidates`) and its last stage (the candidates iterated to
+convergence, `sdcsession.risk.robust._fastmcd.finish`, with the ``memo`` shared by the runs).
+The calling thread finishes the runs one by one in run order, counts the votes and stops as
+soon as the modal subset is certain (`sdcsession.risk.numeric._rmd_runs.certain`: no other
+subset can overtake it, the tie rule included); the start stages of the runs that the vote
+needs in any case (half the runs and one before the first decision is possible; later, the
+fewest runs before it can be decided), plus ``AHEAD`` beyond, are computed by the calling
+thread and ``workers − 1`` helpers of a kept pool (`sdcsession.risk.numeric._rmd_runs.Runs`).
+The subset chosen, the shared ``memo`` and any error raised are those of the plain loop of all
+runs. ``AHEAD = 0``: no run is computed in vain (the vote usually ends as early as it can, so a
+run computed ahead was mostly wasted, and on a busy machine it delays the others).
 
 Cache: the fit depends only on the standardised original, the search settings and the factors,
 so the last ``CACHE_SIZE`` fits are kept under a digest (SHA-256) of the array's bytes, its
@@ -25,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 
 import attrs
 import numpy as np
@@ -33,12 +35,14 @@ import numpy as np
 from ...errors import MeasureError
 from ..robust.minimum_covariance import MCD, mcd
 
-__all__ = ["modal_mcd", "clear_cache", "CACHE_SIZE", "WORKERS"]
+__all__ = ["modal_mcd", "clear_cache", "CACHE_SIZE", "WORKERS", "AHEAD"]
 
 #: fits kept (the most recently used ones)
 CACHE_SIZE = 4
-#: threads running the start stages of the next searches (1: no thread, the plain loop)
+#: threads computing the searches' start stages (1: the calling thread alone, the plain loop)
 WORKERS = max(1, min(2, os.cpu_count() or 1))
+#: runs whose start stages may be computed before the vote knows it needs them
+AHEAD = 0
 
 _cache: OrderedDict[tuple, MCD] = OrderedDict()
 _lock = threading.Lock()
@@ -98,45 +102,38 @@ def _modal(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str, wor
         raise MeasureError("mcd: x has missing or infinite values; drop or impute those records")
     from ..robust._fastmcd import candidates, finish
     from ..robust.minimum_covariance import _robustbase_fit
+    from ._rmd_runs import Runs, certain, needed
 
     z = np.ascontiguousarray(z, dtype=np.float64)
     h = min(max((n + p + 1) // 2, p + 1), n)
     memo: dict = {}
     found: list = []
     keys: list[bytes] = []
-    count: Counter = Counter()
+    votes: dict[bytes, int] = {}
+    log_det: dict[bytes, float] = {}
+    first: dict[bytes, int] = {}
     stop = np.zeros(1, dtype=np.bool_)  # set: the runs started ahead are abandoned
 
     def start(i: int) -> tuple[np.ndarray, np.ndarray] | None:
         return candidates(z, h, n_starts, np.random.default_rng(int(seed) + i), "error", stop)
 
-    pool = None
-    ahead: dict = {}
-    if workers > 1:
-        from concurrent.futures import ThreadPoolExecutor
-
-        pool = ThreadPoolExecutor(max_workers=workers - 1, thread_name_prefix="sdcsession-mcd")
+    ahead = min(AHEAD, workers - 1)  # runs computed ahead of the vote (that many in vain)
+    plan = Runs(start, runs, needed(votes, log_det, first, runs) + ahead, workers, stop)
     try:
         for i in range(runs):
-            if pool is None or i % workers == 0:  # the first run of a batch: this thread
-                if pool is not None:  # the batch's other runs: the pool's threads
-                    for j in range(i + 1, min(i + workers, runs)):
-                        ahead[j] = pool.submit(start, j)
-                stages = start(i)
-            else:
-                stages = ahead.pop(i).result()  # its error, if any, as the plain loop
-            fit = finish(z, h, *stages, "error", 100, memo)
+            fit = finish(z, h, *plan.get(i), "error", 100, memo)
             found.append(fit)
-            keys.append(fit[1].tobytes())
-            count[keys[-1]] += 1
+            key = fit[1].tobytes()
+            keys.append(key)
+            votes[key] = votes.get(key, 0) + 1
+            log_det.setdefault(key, fit[0])
+            first.setdefault(key, i)
             left = runs - i - 1
-            (lead, c1), *rest = count.most_common(2) + [(None, 0)]
-            if c1 > rest[0][1] + left:  # no other subset can reach it (an unseen one: c1 > left)
+            if certain(votes, log_det, first, left):  # nothing can overtake the leader
                 break
+            plan.allow(i + 1 + needed(votes, log_det, first, left) + ahead)
     finally:
-        stop[0] = True
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+        plan.close()
     done = len(found)
-    best = max(range(done), key=lambda j: (count[keys[j]], -found[j][0]))
+    best = max(range(done), key=lambda j: (votes[keys[j]], -found[j][0]))
     return _robustbase_fit(z, h, found[best], True, "error", factors)

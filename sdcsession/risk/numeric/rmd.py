@@ -42,8 +42,9 @@ compare them to see whether two runs found the same subset. robustbase 0.99-0 ch
 reweighting factor (``mcd_factors="robustbase"``); the sdcMicro 5.8.1 reference uses robustbase
 0.95-0.
 
-Cost: the ``runs`` FastMCD searches dominate (a few milliseconds each at 10,000 records); they
-run two at a time in threads and their fit is cached per original and settings
+Cost: the ``runs`` FastMCD searches dominate (a few milliseconds each at 10,000 records); their
+random-start stages run in the calling thread and a helper thread, and the fit is cached per
+original and settings
 (`sdcsession.risk.numeric._rmd_mcd`). RMDID2 only asks whether another masked record lies within
 k2, which a grid of cells of side k2 answers without nearest-neighbour distances
 (`sdcsession.risk.numeric._rmd_near`; the same answer as the k-d tree's distances, bit for bit).
@@ -172,9 +173,10 @@ def rmd_risk(
         all-zero result for them. Missing masked values are handled as sdcMicro does.
     n_starts, runs, seed : the MCD is the subset returned most often by ``runs`` FastMCD searches
         with ``n_starts`` random starts each (seeds ``seed``, ``seed + 1``, …; ties: the smallest
-        determinant). covMcd runs one search with 500 starts. The searches stop as soon as no
-        other subset can overtake the leading one (the result is the same as after all runs).
-        The searches' random-start stages run two at a time in threads, and the last four MCD
+        determinant, then the first run). covMcd runs one search with 500 starts. The searches
+        stop as soon as no other subset can overtake the leading one, ties included (the result
+        is the same as after all runs). The searches' random-start stages run in the calling
+        thread and a helper thread (the result does not depend on it), and the last four MCD
         fits are cached under a SHA-256 digest of the standardised original and these
         settings: a session computing the risk after every step against the same original
         pays the search once (about 0.05 s of CPU at 10,000 records; a repeat call about
@@ -261,8 +263,9 @@ def _modal_mcd(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str)
     computed with less work: each run is only the search (the reweighted estimate is formed once,
     for the subset chosen); the converged last-stage C-steps are shared between runs that reach
     the same start (``memo`` of `sdcsession.risk.robust._fastmcd.fastmcd`); the runs stop
-    as soon as one subset has more votes than any other subset (seen or not) can still reach;
-    the runs' start stages run two at a time in threads (decided in run order); and the last few
+    as soon as no other subset (seen or not) can still overtake the leading one, the tie rule
+    included (`sdcsession.risk.numeric._rmd_runs.certain`); the runs' start stages run in the
+    calling thread and a helper thread (decided in run order); and the last few
     fits are cached by a digest of z and the settings (`sdcsession.risk.numeric._rmd_mcd`).
     """
     from ._rmd_mcd import modal_mcd
@@ -308,8 +311,9 @@ def _aligned(original: pd.DataFrame, masked: pd.DataFrame, columns: str | Iterab
     masked = _paired(original, masked)  # records paired by index, as every numeric risk
     arrays = []
     for name, frame in (("original", original), ("masked", masked)):
-        bad = [c for c in cols if not pd.api.types.is_numeric_dtype(frame[c])
-               or pd.api.types.is_bool_dtype(frame[c])]
+        dtypes = frame.dtypes  # unique column names (check_frame): one dtype per name
+        bad = [c for c in cols if not pd.api.types.is_numeric_dtype(dtypes[c])
+               or pd.api.types.is_bool_dtype(dtypes[c])]
         if bad:
             raise MeasureError(f"{name}: column(s) {bad} are not numeric")
         a = frame[cols].to_numpy(dtype=np.float64, na_value=np.nan)

@@ -8,6 +8,7 @@ coding) and the robust utility measures.
 - `_fastmcd_select`: the compiled selection of the h smallest distances of a C-step;
 - `_fastmcd_stages`: the compiled random-start stages of one search in one call (no GIL);
 - `_fastmcd_shared`: converged C-steps sharing their paths across starts and repeated searches;
+- `_pcg64`: numpy's PCG64 uniform numbers in compiled code (the random starts' keys);
 - `_mcd_factors`: consistency and finite-sample correction factors.
 """
 

@@ -86,17 +86,10 @@ def _distances(xt, mu, low, linv, y, d2):
     records (``y`` a buffer of 256), so that every inner loop runs over the records
     (vectorised) and stays in the first-level cache."""
     p, m = xt.shape
-    for j in range(p):
-        for k in range(p):
-            linv[j, k] = 0.0
-    for c in range(p):  # column c of L⁻¹: forward substitution of e_c
-        for j in range(c, p):
-            t = 1.0 if j == c else 0.0
-            for k in range(c, j):
-                t -= low[j, k] * linv[k, c]
-            linv[j, c] = t / low[j, j]
-    if p == 2:
-        a00, a10, a11 = linv[0, 0], linv[1, 0], linv[1, 1]
+    if p == 2:  # L⁻¹ by the same operations as the substitution below, without its loops
+        a00 = 1.0 / low[0, 0]
+        a10 = (0.0 - low[1, 0] * a00) / low[1, 1]
+        a11 = 1.0 / low[1, 1]
         m0, m1 = mu[0], mu[1]
         x0, x1 = xt[0], xt[1]
         for i in range(m):
@@ -106,6 +99,15 @@ def _distances(xt, mu, low, linv, y, d2):
             y1 += a11 * (x1[i] - m1)
             d2[i] = (0.0 + y0 * y0) + y1 * y1
         return
+    for j in range(p):
+        for k in range(p):
+            linv[j, k] = 0.0
+    for c in range(p):  # column c of L⁻¹: forward substitution of e_c
+        for j in range(c, p):
+            t = 1.0 if j == c else 0.0
+            for k in range(c, j):
+                t -= low[j, k] * linv[k, c]
+            linv[j, c] = t / low[j, j]
     for b in range(0, m, 256):
         e = min(b + 256, m)
         for i in range(b, e):

@@ -6,13 +6,16 @@ record order; ties at the h-th smallest value go to the first records, and NaN d
 (overflow) come after every number. Only the value of the h-th smallest distance is searched
 (the subset is then one pass over the records), so any exact selection algorithm gives the same
 subset. The value is bracketed, not sorted: two order statistics of an evenly spaced sample
-(about m/8 values, at most 256) give the first guesses around rank h (Floyd & Rivest 1975);
+(m/32 values, 16 to 44) give the first guesses around rank h (Floyd & Rivest 1975);
 each pass over the records counts the values up to two guesses (branch-free, vectorised) and
 keeps the tightest bounds L < v_h ≤ H known by their counts; the next guesses interpolate
 between L and H at rank h ± √(values in between). Once at most 32 values remain in (L, H]
-(two to four passes on the C-steps' distances), one pass gathers them and a quickselect
-picks v_h. Distances with NaN take the reference path `_select_ref` (one Hoare quickselect,
-NaN records last).
+(two to four passes on the C-steps' distances), one pass gathers them and v_h is picked
+among them. The order statistics of the sample and of the values gathered are found by
+counting, for each value, the values up to it (`_ranked2`: no data-dependent branch, where a
+quickselect on a few dozen values mispredicts most of its branches; the larger sample of
+earlier versions made the sample cost more than the passes). Distances with NaN take the
+reference path `_select_ref` (one Hoare quickselect, NaN records last).
 
 Reference: Floyd, R. W. & Rivest, R. L. (1975) Expected time bounds for selection,
 Communications of the ACM 18, 165–172.
@@ -31,6 +34,12 @@ __all__ = ["select"]
 
 #: ``numba.njit`` with the on-disk cache (`sdcsession.risk._jit`), releasing the GIL
 _njit = jit(nogil=True)
+#: up to this many values, order statistics are found by counting (`_ranked2`)
+_RANKED = 48
+#: the sample of the first guesses: about m // _SAMPLE_DIV values, at least _SAMPLE_MIN, at
+#: most _SAMPLE_MAX as the target (the evenly spaced sample then has at most 45 values: few
+#: enough for `_ranked2`)
+_SAMPLE_MIN, _SAMPLE_DIV, _SAMPLE_MAX = 16, 32, 44
 
 
 @_njit
@@ -56,9 +65,10 @@ def _threshold(d2, k, work):
     evenly spaced sample give the first pair of guesses, later pairs interpolate between L and
     H around rank k (± √(values in between)); each pass counts the values up to both guesses
     (branch-free, vectorised) and keeps the tighter bounds. When at most 32 values lie in
-    (L, H], they are gathered and the quickselect picks v_k among them."""
+    (L, H], they are gathered and v_k is picked among them (`_ranked2`, the quickselect for
+    more values)."""
     m = d2.shape[0]
-    ns = min(256, max(16, m // 8))
+    ns = min(_SAMPLE_MAX, max(_SAMPLE_MIN, m // _SAMPLE_DIV))
     step = max(m // ns, 1)
     ns = m // step
     for t in range(ns):
@@ -67,8 +77,11 @@ def _threshold(d2, k, work):
     half = math.sqrt(ns) + 1.0
     lo_r = min(max(int(pos - half), 0), ns - 1)
     hi_r = min(max(int(pos + half), lo_r), ns - 1)
-    ta = _kth(work[:ns], lo_r)
-    tb = _kth(work[lo_r:ns], hi_r - lo_r)
+    if ns <= _RANKED:
+        ta, tb = _ranked2(work[:ns], lo_r, hi_r)
+    else:
+        ta = _kth(work[:ns], lo_r)
+        tb = _kth(work[lo_r:ns], hi_r - lo_r)
     low, c_low = -1.0, 0
     high, c_high = np.inf, m
     for _ in range(48):
@@ -108,6 +121,8 @@ def _threshold(d2, k, work):
         v = d2[i]
         work[c] = v
         c += (v > low) & (v <= high)
+    if c <= _RANKED:
+        return _ranked2(work[:c], k - c_low, k - c_low)[0], True
     return _kth(work[:c], k - c_low), True
 
 
@@ -152,6 +167,27 @@ def _take_ties(d2, h, thr, sub):
             sub[merged] = i
             merged += 1
     return merged
+
+
+@_njit
+def _ranked2(a, ka, kb):
+    """The ka-th and kb-th smallest values of a few values (0-based; ka, kb < len(a)): the
+    smallest value v with #(a <= v) > k, by counting for every value (no branch in the inner
+    loop, vectorised); exact with equal values. Few values: cheaper than the quickselect, whose
+    branches are mispredicted. A NaN is never chosen (+inf when only NaN qualify)."""
+    va = np.inf
+    vb = np.inf
+    n = a.shape[0]
+    for i in range(n):
+        v = a[i]
+        c = 0
+        for j in range(n):
+            c += a[j] <= v
+        if c > ka and v < va:
+            va = v
+        if c > kb and v < vb:
+            vb = v
+    return va, vb
 
 
 @_njit

@@ -12,6 +12,11 @@ result and the step count from there, provided they fit in its step budget: the 
 steps counted are the same bit for bit as without the table; only the repeated steps are not
 run. Starts in the test data's repeated searches merge with earlier paths after a few steps
 (more than half the last stage's steps are skipped).
+
+Its compiled code includes the C-step kernels of `sdcsession.risk.robust._fastmcd_jit` and
+`sdcsession.risk.robust._fastmcd_select`; numba's disk cache is keyed on this file's own source,
+so a change to those kernels reaches the cached ``csteps_shared`` when this file changes too or
+the cache is cleared (the same holds for `sdcsession.risk.robust._fastmcd_stages`).
 """
 
 from __future__ import annotations

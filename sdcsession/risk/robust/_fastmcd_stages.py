@@ -20,15 +20,22 @@ determinant estimator, Technometrics 41, 212–223.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ._fastmcd_jit import _njit, csteps, start_fits
+from ._pcg64 import random_into
 
 __all__ = ["draw", "stages", "group_sizes"]
 
 #: ``stages`` status: the candidates are ready / an h-subset was singular (exact fit) /
 #: abandoned (``stop[0]`` was set)
 READY, EXACT_FIT, STOPPED = 0, 1, 2
+
+_local = threading.local()  # the keys buffer of `draw`, one per thread
+#: the largest keys buffer kept per thread (elements; 500 starts on 1,500 records take 150,000)
+_KEPT = 1 << 20
 
 
 def group_sizes(n: int, nmini: int, kmini: int) -> list[int]:
@@ -47,15 +54,29 @@ def draw(n: int, n_starts: int, rng: np.random.Generator, nmini: int, kmini: int
     """The random numbers of the start stages, drawn from rng in the staged search's order:
     the records of the groups (all records in order below 2·nmini: one group), the group sizes,
     the starts per group and the uniform keys of all groups' starts (one flat array: group g's
-    starts take ``count · sizes[g]`` keys after those of the groups before it)."""
+    starts take ``count · sizes[g]`` keys after those of the groups before it). The keys are
+    drawn into a buffer kept per thread (no fresh pages per search; up to ``_KEPT`` values):
+    they are valid until the thread's next ``draw``; PCG64's numbers are drawn by compiled code
+    (`sdcsession.risk.robust._pcg64`, the same numbers as ``rng.random``)."""
     if n < 2 * nmini:
         return np.arange(n, dtype=np.int64), np.array([n], np.int64), n_starts, \
-            rng.random(n_starts * n)
+            random_into(rng, _buffer(n_starts * n))
     sizes = group_sizes(n, nmini, kmini)
     k = len(sizes)
     pool = rng.permutation(n)[:sum(sizes)].astype(np.int64)
     count = n_starts // k
-    return pool, np.array(sizes, np.int64), count, rng.random(count * sum(sizes))
+    return pool, np.array(sizes, np.int64), count, random_into(rng, _buffer(count * sum(sizes)))
+
+
+def _buffer(size: int) -> np.ndarray:
+    """A float64 array of ``size`` elements from this thread's buffer (grown when needed, up
+    to ``_KEPT`` elements; a larger one is a fresh array)."""
+    if size > _KEPT:
+        return np.empty(size)
+    buf = getattr(_local, "keys", None)
+    if buf is None or len(buf) < size:
+        buf = _local.keys = np.empty(max(size, 1))
+    return buf[:size]
 
 
 @_njit
