@@ -29,6 +29,8 @@ const result = await esbuild.build({
   splitting: true,
   target: 'es2020',
   define: { 'process.env.NODE_ENV': '"production"' },
+  // descriptions with HTML are escaped, not sanitized (src/sanitize.js)
+  alias: { 'sanitize-html': path.join(here, 'src/sanitize.js') },
   loader: { '.svg': 'dataurl', '.woff': 'dataurl', '.woff2': 'dataurl' },
   legalComments: 'none',
   outdir: out,

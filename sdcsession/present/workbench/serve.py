@@ -25,7 +25,7 @@ What it adds to Voilà (0.5, standalone), and why:
   icon) nor nbconvert's mermaid loader, so the page fetches nothing but the app's own URLs.
 - **A light page.** The same template runs the app's own front end (``static/sdcsession-app.js``
   and ``.css``, built by ``frontend/app`` in the repository: the kernel connection, then
-  ipywidgets' controls, 0.9 MB in all) instead of Voilà's JupyterLab front end (JupyterLab's
+  ipywidgets' controls, 0.7 MB in all) instead of Voilà's JupyterLab front end (JupyterLab's
   application, notebook and console modules, then the widget managers as extensions: about
   1.5 s of script before the kernel's websocket opens on a 2-core machine). The script asks the
   kernel for the widgets' state before it evaluates the widget code, so the kernel serializes
