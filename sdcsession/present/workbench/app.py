@@ -10,9 +10,9 @@ The notebook lives in a temporary directory that is removed when the server stop
 A warm pool (``pool`` kernels, default 1; `sdcsession.present.workbench.pool`) has run the
 notebook before a page asks for it, so the page is ready in about a second; while it waits it
 keeps the offer to resume the autosaved project current (`watch_resume`). The page runs the
-app's own front end (one script: ipywidgets' controls and the kernel connection, not Voilà's
-JupyterLab front end; see `sdcsession.present.workbench.serve`) and draws a tab's page when the
-tab is first shown (``lazy_tabs``).
+app's own front end (the kernel connection and ipywidgets' controls, 0.7 MB of script, not
+Voilà's JupyterLab front end; see `sdcsession.present.workbench.serve`) and draws a tab's page
+when the tab is first shown (``lazy_tabs``).
 
 Hardening (`sdcsession.present.workbench.serve` runs Voilà): the URL printed at start carries a
 random token (`new_token`) and requests without it are refused; a Host header that is not a
