@@ -211,3 +211,27 @@ def test_the_page_names_no_other_host(capped_app: App) -> None:
     # the absolute URLs left are XML names in the spinner's SVG (namespaces, RDF terms)
     names = re.sub(r'(xmlns(:\w+)?|rdf:resource)="[^"]*"', "", body)
     assert re.findall(r"(?i)https?://", names) == []
+
+
+def test_the_page_loads_the_apps_script_kept_by_the_browser(capped_app: App) -> None:
+    """The page links the app's own front end (one script, one stylesheet, each with a content
+    hash in its URL), not Voila's; both are served as JavaScript / CSS with a long
+    ``Cache-Control: max-age`` (a reload asks the server for the page only)."""
+    app = capped_app
+    status, body, _ = app.request("GET", "/")
+    assert status == 200
+    try:
+        assert "voila/static/voila.js" not in body and "postMessage" not in body
+        urls = re.findall(r'(?:src|href)="(/voila/templates/sdcsession/static/'
+                          r'sdcsession-app\.(?:js|css)\?v=[0-9a-f]{16,})"', body)
+        assert sorted(u.split("?")[0].rsplit(".", 1)[1] for u in urls) == ["css", "js"]
+        for url in urls:
+            status, text, headers = app.request("GET", url)
+            assert status == 200, url
+            kind = "javascript" if ".js?" in url else "css"
+            assert kind in headers["Content-Type"]
+            age = re.search(r"max-age=(\d+)", headers.get("Cache-Control", ""))
+            assert age and int(age.group(1)) >= 86_400, headers
+            assert len(text) > 10_000
+    finally:
+        app.request("POST", f"/voila/api/shutdown/{_kernel_id(body)}")

@@ -76,10 +76,14 @@ def test_apply_and_undo_in_headless_chromium(tmp_path: Path) -> None:
                 page = browser.new_page()
                 requests: list[str] = []  # every URL the page asks for
                 page.on("request", lambda r: requests.append(r.url))
+                sent: list[str] = []  # every message the page sends on the kernel's websocket
+                page.on("websocket", lambda ws: ws.on("framesent", lambda p: sent.append(
+                    p if isinstance(p, str) else p.decode("latin-1"))))
                 # without the token: the login form, no workbench
                 page.goto(f"http://127.0.0.1:{port}/", timeout=45_000)
                 assert "/login" in page.url
                 assert page.query_selector(".sdc-risk") is None
+                login_requests = len(requests)  # the login form's own (Voila's static files)
                 page.goto(f"http://127.0.0.1:{port}/?token={token}", timeout=45_000)
                 page.wait_for_function(
                     "() => { const e = document.querySelector('.sdc-risk');"
@@ -119,7 +123,9 @@ def test_apply_and_undo_in_headless_chromium(tmp_path: Path) -> None:
                     timeout=30_000)
                 findings = page.inner_text(".sdc-findings")
                 assert "untreated" in findings and "apply treatments first" in findings
-                assert page.is_visible(".sdc-force")  # a confirmed force is offered
+                # a confirmed force is offered (its button is shown by the update after the
+                # findings': wait for it rather than race it)
+                page.wait_for_selector(".sdc-force", state="visible", timeout=30_000)
                 _screenshots(page, tmp_path / "screenshots", only="release")
                 # Views: computed on request, the comparison lists the original and main
                 page.click(".sdc-tabs .lm-TabBar-tab:has-text('Views')")
@@ -133,6 +139,15 @@ def test_apply_and_undo_in_headless_chromium(tmp_path: Path) -> None:
                 foreign = [u for u in requests if urlsplit(u).scheme not in ("data", "blob")
                            and urlsplit(u).hostname != "127.0.0.1"]
                 assert foreign == []
+                # the app's own front end: no script of Voila's JupyterLab front end, no
+                # JupyterLab extension; the widgets' state asked in one message; comm messages
+                # on the kernel's main shell (no subshell)
+                app_requests = requests[login_requests:]
+                assert any("sdcsession-app.js" in u for u in app_requests)
+                assert [u for u in app_requests if "/voila/static/" in u
+                        or "/voila/labextensions/" in u] == []
+                assert sum("request_states" in m for m in sent) == 1
+                assert not any("create_subshell_request" in m for m in sent)
             finally:
                 browser.close()
     finally:

@@ -9,9 +9,10 @@ The notebook lives in a temporary directory that is removed when the server stop
 
 A warm pool (``pool`` kernels, default 1; `sdcsession.present.workbench.pool`) has run the
 notebook before a page asks for it, so the page is ready in about a second; while it waits it
-keeps the offer to resume the autosaved project current (`watch_resume`). The page loads the
-widget managers only (`PAGE_EXTENSIONS`, not every JupyterLab extension installed) and draws a
-tab's page when the tab is first shown (``lazy_tabs``).
+keeps the offer to resume the autosaved project current (`watch_resume`). The page runs the
+app's own front end (the kernel connection and ipywidgets' controls, 0.7 MB of script, not
+Voilà's JupyterLab front end; see `sdcsession.present.workbench.serve`) and draws a tab's page
+when the tab is first shown (``lazy_tabs``).
 
 Hardening (`sdcsession.present.workbench.serve` runs Voilà): the URL printed at start carries a
 random token (`new_token`) and requests without it are refused; a Host header that is not a
@@ -48,8 +49,9 @@ __all__ = ["app_notebook", "write_app_notebook", "voila_command", "free_port", "
 
 #: the largest websocket message the app accepts: an upload of `data.MAX_UPLOAD` bytes and more
 UPLOAD_MESSAGE_BYTES = 201 * 2**20
-#: the JupyterLab extensions the page loads: the widget managers only (the other extensions
-#: installed beside Voilà cost the page their scripts and draw nothing in the app)
+#: the JupyterLab extensions named in the page's configuration: the widget managers only (the
+#: app's front end loads none; with Voilà's own front end, the other extensions installed beside
+#: Voilà cost the page their scripts and draw nothing in the app)
 PAGE_EXTENSIONS = ("@jupyter-widgets/jupyterlab-manager", "@voila-dashboards/widgets-manager8",
                    "@voila-dashboards/widgets-manager7")
 _ROLE_ARGS = ("keys", "numeric", "weight", "household", "strata", "sensitive", "identifiers")

@@ -23,6 +23,14 @@ What it adds to Voilà (0.5, standalone), and why:
   (``jupyter/voila/templates/sdcsession`` beside this module, found through ``JUPYTER_PATH``):
   Voilà's lab template without its two Font Awesome stylesheets on a CDN (the page shows no
   icon) nor nbconvert's mermaid loader, so the page fetches nothing but the app's own URLs.
+- **A light page.** The same template runs the app's own front end (``static/sdcsession-app.js``
+  and ``.css``, built by ``frontend/app`` in the repository: the kernel connection, then
+  ipywidgets' controls, 0.7 MB in all) instead of Voilà's JupyterLab front end (JupyterLab's
+  application, notebook and console modules, then the widget managers as extensions: about
+  1.5 s of script before the kernel's websocket opens on a 2-core machine). The script asks the
+  kernel for the widgets' state before it evaluates the widget code, so the kernel serializes
+  the state meanwhile. The entry and the stylesheet carry a content hash in their URL (``?v=``,
+  served with ``Cache-Control: max-age``), the chunks they import one in their names.
 - **Warm pool within the cap.** With ``--preheat_kernel=True --pool_size=N`` (``run_app`` passes
   them) Voilà keeps ``N`` kernels that have run the notebook, ready for the next page;
   `sdcsession.present.workbench.pool` keeps pages plus pooled kernels within the cap.
