@@ -130,7 +130,7 @@ def svg_suppressions(sessions: Sequence[Any], alt: str) -> str:
     yt, ylab, yw = _yaxis(0, ymax)
     rotate = sum(text_width(k, 11) + 12 for k in keys) > w - yw - 60
     tall = max((text_width(k, 10.5) for k in keys), default=0) * 0.5 if rotate else 0
-    legend_h = 22 * ((nser + 2) // 3) if nser > 1 else 0
+    legend_h = 16 * ((nser + 2) // 3) if nser > 1 else 0
     c = Canvas(w, 400 + tall + legend_h, left=34 + yw, top=32, bottom=50 + tall + legend_h)
     c.set_x(-0.5, len(keys) - 0.5)
     c.set_y(0, ymax)
