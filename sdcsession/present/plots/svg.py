@@ -169,12 +169,15 @@ class Canvas:
 
     # ------------------------------------------------------------------ scales and frame
     def set_x(self, lo: float, hi: float, log: bool = False) -> None:
+        """The x axis shows [lo, hi] (``log``: a log10 scale, lo > 0)."""
         self.x = _Scale(lo, hi, self.x0, self.x1, log)
 
     def set_y(self, lo: float, hi: float) -> None:
+        """The left y axis shows [lo, hi] (linear)."""
         self.y = _Scale(lo, hi, self.y0, self.y1)
 
     def set_y2(self, lo: float, hi: float) -> None:
+        """A right y axis showing [lo, hi] (linear), for lines drawn with ``right=True``."""
         self.y2 = _Scale(lo, hi, self.y0, self.y1)
 
     def add(self, element: str) -> None:
