@@ -1,7 +1,7 @@
-"""A self-contained HTML report of one or more scenarios (inline CSS, PNG figures in base64).
+"""A self-contained HTML report of one or more scenarios (inline CSS, inline SVG figures).
 
 The report is one file that opens offline in any browser: no script, no external resource (a
-Content-Security-Policy forbids any), figures embedded as ``data:image/png;base64`` images. It
+Content-Security-Policy forbids any), figures embedded as inline SVG drawn without matplotlib. It
 describes the data (sizes, roles, per-variable aggregates), every scenario's steps (parameters,
 seeds, what each changed), the risk before and after (global, households, k-anonymity,
 l-diversity, numeric risk), the utility tables, the comparison of the scenarios with the R-U map,
@@ -26,7 +26,6 @@ True
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
 import json
 import os
@@ -65,84 +64,27 @@ tabular-nums}
 .muted{color:#777}.badge{display:inline-block;padding:2px 8px;border-radius:10px;font-size:12px;
 font-weight:600}.public{background:#e6f2e6;color:#235723}.internal{background:#fbe3e3;color:#8a1f1f}
 pre{background:#f6f6f9;border:1px solid #e4e4ea;padding:8px 10px;overflow-x:auto;font-size:12px}
-figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
+figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:12px;color:#555}nav ol{columns:2;font-size:13px}
 .front{font-weight:600}.wide{overflow-x:auto}
 """
 
-_CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+_CSP = ("default-src 'none'; style-src 'unsafe-inline'; "
         "base-uri 'none'; form-action 'none'")
 
 
 # -------------------------------------------------------------------------------- helpers
 
 
-#: Resolution of the report's PNG figures (dots per inch).
-_DPI = 110
-
-
-def _png(fig: Any, dpi: int = _DPI) -> bytes:
-    """The figure as PNG bytes, drawn once: its layout engine (constrained layout) is run at
-    the output resolution, then switched off, so that ``savefig`` does not draw the figure a
-    second time to lay it out (the same image for half the drawing). The figure is changed:
-    use it only for figures that are closed afterwards."""
-    import io
-
-    fig.set_dpi(dpi)
-    engine = fig.get_layout_engine()
-    if engine is not None:
-        engine.execute(fig)
-        fig.set_layout_engine(None)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, facecolor="white")
-    return buf.getvalue()
-
-
-def _close(fig: Any) -> None:
-    """Close a figure that pyplot manages (a bare figure is simply dropped)."""
-    import sys
-
-    plt = sys.modules.get("matplotlib.pyplot")
-    if plt is not None and getattr(fig.canvas, "manager", None) is not None:
-        plt.close(fig)
-
-
-def _img(png: bytes, alt: str, caption: str) -> str:
-    b64 = base64.b64encode(png).decode("ascii")
-    return (f'<figure><img alt="{esc(alt)}" src="data:image/png;base64,{b64}">'
-            f"<figcaption>{esc(caption)}</figcaption></figure>")
-
-
-def _render(make: Any, layout: str) -> bytes | None:
-    """The PNG of the figure that ``make`` draws on a bare figure (`bare_figures`): drawn once
-    and cut to its content with the fixed layout (None when it does not fit: see
-    `_cropped_png`), laid out then drawn with ``"constrained"``."""
-    from .plots._common import _cropped_png, bare_figures
-
-    with bare_figures(layout, _DPI):
-        obj = make()
-    fig = obj if hasattr(obj, "savefig") else obj.figure
-    try:
-        return _cropped_png(fig) if layout == "fixed" and fig.get_layout_engine() is None \
-            else _png(fig)
-    finally:
-        _close(fig)
-
-
 def _figure(make: Any, alt: str, caption: str) -> str:
-    """Render a plot (a callable returning Axes/Figure); a failing figure becomes a note.
-
-    The plot is made without pyplot on a bare Agg figure at the PNG's resolution with fixed
-    margins and drawn once, then the blank border is cut off (`_cropped_png`); a plot whose
-    decorations do not fit is made again with the constrained layout (laid out, then drawn once,
-    see `_png`)."""
+    """A figure as inline SVG (``make(alt)`` returns the ``<svg>`` text, see
+    `sdcsession.present.plots.report_svg`) with its caption; a failing figure becomes a note.
+    No matplotlib: the SVG is written directly."""
     try:
-        png = _render(make, "fixed")
-        if png is None:
-            png = _render(make, "constrained")
+        svg = make(alt)
     except SdcError as e:
         return f'<p class="muted">({esc(alt)}: not drawn — {esc(e)})</p>'
-    return _img(png, alt, caption)
+    return f"<figure>{svg}<figcaption>{esc(caption)}</figcaption></figure>"
 
 
 class Report:
@@ -364,24 +306,24 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     for note in cmp_notes:
         out.append(f'<p class="muted">{esc(note)}</p>')
     if figures and loss and "expected_reidentifications" in cmp.columns:
-        from .plots import accessor as P
+        from .plots import report_svg as V
 
         sc = cmp[cmp.scenario != "original"]
         sc.attrs = cmp.attrs
-        out.append(_figure(lambda: P.ru_map(sc, loss=loss), "Risk–utility map",
+        out.append(_figure(lambda alt: V.svg_ru_map(sc, loss, alt), "Risk–utility map",
                            "Risk–utility map (Duncan, Keller-McNulty & Stokes 2001): filled "
                            "points are not dominated; the star is the original data, the cross "
                            "no release."))
     elif not figures:
         out.append('<p class="muted">Risk–utility map: figures were not requested.</p>')
     if figures:
-        from .plots import accessor as P
+        from .plots import report_svg as V
 
         out.append("<h2 id='figures'>Figures</h2>")
         if ss[0].roles.keys:
-            out.append(_figure(lambda: P.suppressions(*ss), "Suppressions per key variable",
+            out.append(_figure(lambda alt: V.svg_suppressions(ss, alt), "Suppressions per key variable",
                                "Values of key variables suppressed in each scenario."))
-            out.append(_figure(lambda: P.risk_distribution(*ss), "Individual risk",
+            out.append(_figure(lambda alt: V.svg_risk_distribution(ss, alt), "Individual risk",
                                "Cumulative distribution of the individual risk, original and "
                                "each scenario."))
         root_data = ss[0].history[0].state.data
@@ -391,8 +333,7 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
             if not changed:
                 out.append(f'<p class="muted">{esc(c)}: unchanged in every scenario.</p>')
                 continue
-            out.append(_figure(lambda c=c, ch=changed: P.distributions(*ch, column=c,
-                                                                       kind="hist"),
+            out.append(_figure(lambda alt, c=c, ch=changed: V.svg_distribution(ch, c, alt),
                                f"Distribution of {c}",
                                f"Density histograms of {c}, original (grey) and the scenarios "
                                "that change it; the long right tail is cut at the 99.5th "
@@ -401,8 +342,7 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
         loss_s = loss if loss in ("lambda", "il1s", "suppressions") else None
         rmax, lmax = _path_maxima(along, loss_s)
         for s in along:  # one risk scale and one loss scale for all these figures
-            out.append(_figure(lambda s=s: P.risk_path(s, loss=loss_s, risk_max=rmax,
-                                                       loss_max=lmax),
+            out.append(_figure(lambda alt, s=s: V.svg_risk_path(s, loss_s, rmax, lmax, alt),
                                f"Risk along {s.name}",
                                f"Expected re-identifications after each step of {s.name}"
                                + (f" and {loss_s} (dashed, right axis)" if loss_s else "")

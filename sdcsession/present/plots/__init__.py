@@ -1,4 +1,5 @@
-"""Figures (matplotlib, imported lazily inside each function).
+"""Figures (matplotlib, imported lazily inside each function; the report's figures are SVG
+drawn without matplotlib).
 
 - `accessor`: ``s.plot`` (`SessionPlots`) and the public plotting functions;
 - `ru`: the R-U map and the risk path;
@@ -8,7 +9,9 @@
 - `sweep`: the R-U map of a sweep;
 - `optimize`: the R-U map of an optimisation and its frontier;
 - `labels`: labels beside scatter points that never overlap (greedy candidate placement);
-- `_common`: palette, axes (pyplot, or bare figures for the report), PNG export.
+- `svg`: a small SVG canvas (axes, 1-2-5 ticks, lines, bars, markers, escaped text, legend);
+- `report_svg`: the report's five figures as inline SVG, from the plots' own data functions;
+- `_common`: palette, axes (pyplot, or bare Agg figures), PNG export.
 """
 
 from . import accessor as _main

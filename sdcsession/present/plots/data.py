@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["distributions", "mosaic"]
+__all__ = ["distributions", "mosaic", "distribution_data"]
 
 
 def distributions(*items: Any, column: str, kind: str = "hist", original: bool = True,
@@ -47,22 +47,11 @@ def distributions(*items: Any, column: str, kind: str = "hist", original: bool =
         raise ParameterError(f"kind: expected 'hist', 'kde' or 'box', got {kind!r:.40}")
     if not isinstance(column, str):
         raise ParameterError(f"column: expected a column name, got {column!r:.40}")
-    frames, has_orig = _frames(items, original)
-    vals = []
-    for name, df in frames:
-        if column not in df.columns:
-            raise ParameterError(f"column: {column!r} is not in {name!r}")
-        v = pd.to_numeric(df[column], errors="coerce").to_numpy(float)
-        vals.append(v[~np.isnan(v)])
+    frames, vals, lo, hi, cut, has_orig = distribution_data(*items, column=column,
+                                                            original=original,
+                                                            upper_quantile=upper_quantile)
     colors = _colors(len(frames), has_orig)
     ax = _axes(ax)
-    pooled = np.concatenate(vals) if vals else np.array([0.0])
-    lo = float(pooled.min()) if pooled.size else 0.0
-    hi = float(np.quantile(pooled, upper_quantile)) if upper_quantile and pooled.size else \
-        float(pooled.max() if pooled.size else 1.0)
-    if hi <= lo:
-        hi = lo + 1.0
-    cut = upper_quantile is not None and pooled.size and hi < pooled.max()
     names = [n for n, _ in frames]
     if kind == "hist":
         edges = np.linspace(lo, hi, bins + 1)
@@ -116,6 +105,41 @@ def distributions(*items: Any, column: str, kind: str = "hist", original: bool =
     ax.set_title(f"Distribution of {column}", loc="left", fontsize=11)
     _clean(ax, "x" if kind == "box" else "y")
     return ax
+
+
+
+def distribution_data(*items: Any, column: str, original: bool = True,
+                      upper_quantile: float | None = 0.995
+                      ) -> tuple[list[tuple[str, pd.DataFrame]], list[np.ndarray], float, float,
+                                 bool, bool]:
+    """The numbers `distributions` draws: the (name, data) pairs, each one's values of
+    ``column`` (missing values left out), the axis range [lo, hi] (hi: the pooled
+    ``upper_quantile``, or the maximum), whether the tail is cut there and whether the original
+    comes first. Histograms use ``numpy.linspace(lo, hi, bins + 1)`` as common bin edges.
+
+    Missing values: left out of every dataset.
+
+    >>> o = pd.DataFrame({"x": [1.0, 2.0, np.nan, 4.0]})
+    >>> _, vals, lo, hi, cut, has = distribution_data(o, column="x", original=False,
+    ...                                               upper_quantile=None)
+    >>> vals[0].tolist(), lo, hi, bool(cut), has
+    ([1.0, 2.0, 4.0], 1.0, 4.0, False, False)
+    """
+    frames, has_orig = _frames(items, original)
+    vals = []
+    for name, df in frames:
+        if column not in df.columns:
+            raise ParameterError(f"column: {column!r} is not in {name!r}")
+        v = pd.to_numeric(df[column], errors="coerce").to_numpy(float)
+        vals.append(v[~np.isnan(v)])
+    pooled = np.concatenate(vals) if vals else np.array([0.0])
+    lo = float(pooled.min()) if pooled.size else 0.0
+    hi = float(np.quantile(pooled, upper_quantile)) if upper_quantile and pooled.size else \
+        float(pooled.max() if pooled.size else 1.0)
+    if hi <= lo:
+        hi = lo + 1.0
+    cut = bool(upper_quantile is not None and pooled.size and hi < pooled.max())
+    return frames, vals, lo, hi, cut, has_orig
 
 
 # ----------------------------------------------------------------------------------- mosaic

@@ -14,7 +14,7 @@ import numpy as np
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["place_labels"]
+__all__ = ["place_labels", "place_boxes"]
 
 #: Directions around a point, in the order of preference of cartographic point labelling
 #: (right, upper right, lower right, above, below, left, upper left, lower left).
@@ -45,6 +45,57 @@ def _free(boxes: np.ndarray, obstacles: np.ndarray) -> np.ndarray:
     hit = ((boxes[:, None, 0] < obstacles[None, :, 2]) & (boxes[:, None, 2] > obstacles[None, :, 0])
            & (boxes[:, None, 1] < obstacles[None, :, 3]) & (boxes[:, None, 3] > obstacles[None, :, 1]))
     return ~hit.any(axis=1)
+
+
+def place_boxes(points: np.ndarray, sizes: Sequence[tuple[float, float]],
+                inside: tuple[float, float, float, float], placed: np.ndarray,
+                markers: np.ndarray, rmark: float
+                ) -> tuple[list[np.ndarray], list[tuple[float, float, float, float] | None]]:
+    """The greedy placement of `place_labels` on plain geometry (y pointing up, any unit).
+
+    ``points``: n × 2 label anchors; ``sizes``: (width, height) of each label; ``inside``: the
+    box (x0, y0, x1, y1) the labels must stay in; ``placed`` (m × 4) and ``markers`` (k × 4):
+    boxes no label may meet; ``rmark``: the marker radius. Returns each label's box (padded by
+    2 units: its text starts at (x0 + 2, y0 + 2)) and its leader line (x, y of the point, x, y
+    of the nearest point of the box), or None when the label sits next to its point.
+
+    Missing values: points must be finite (the caller leaves the others out).
+
+    >>> boxes, lines = place_boxes(np.array([[50.0, 50.0]]), [(20.0, 8.0)], (0, 0, 100, 100),
+    ...                            np.zeros((0, 4)), np.zeros((0, 4)), 3.0)
+    >>> [float(v) for v in boxes[0]], lines
+    ([54.0, 44.0, 78.0, 56.0], [None])
+    """
+    placed = np.asarray(placed, dtype=float).reshape(-1, 4)
+    boxes_out: list[np.ndarray] = []
+    leads: list[tuple[float, float, float, float] | None] = []
+    for (ptx, pty), (w, h) in zip(np.asarray(points, dtype=float).reshape(-1, 2), sizes):
+        corners = _candidates(ptx, pty, w, h, rmark)
+        boxes = np.column_stack([corners[:, 0] - _PAD, corners[:, 1] - _PAD,
+                                 corners[:, 0] + w + _PAD, corners[:, 1] + h + _PAD])
+        ok = ((boxes[:, 0] >= inside[0]) & (boxes[:, 2] <= inside[2])
+              & (boxes[:, 1] >= inside[1]) & (boxes[:, 3] <= inside[3]))
+        ok &= _free(boxes, placed) & _free(boxes, markers)
+        if ok.any():
+            box = boxes[int(np.argmax(ok))]
+        else:  # crowded: the first candidate, moved by label heights off the earlier labels
+            box = boxes[0]
+            for k in (0, *[s * j for j in range(1, 40) for s in (1, -1)]):
+                cand = box + np.array([0.0, k * h, 0.0, k * h])
+                if _free(cand[None, :], placed)[0]:
+                    break
+            box = cand
+        placed = np.vstack([placed, box])
+        boxes_out.append(box)
+        gap = max(box[0] - ptx, ptx - box[2], 0.0) + max(box[1] - pty, pty - box[3], 0.0)
+        if gap < 12:
+            leads.append(None)
+            continue
+        # to the nearest point of the label's box: the line never crosses its own label
+        cx, cy = min(max(ptx, box[0] + _PAD), box[2] - _PAD), min(max(pty, box[1] + _PAD),
+                                                                  box[3] - _PAD)
+        leads.append((float(ptx), float(pty), float(cx), float(cy)))
+    return boxes_out, leads
 
 
 def _marker_boxes(ax: Axes) -> np.ndarray:
@@ -121,34 +172,13 @@ def place_labels(ax: Axes, names: list[str], x: np.ndarray, y: np.ndarray,
     to_data = ax.transData.inverted()
     pts = ax.transData.transform(np.column_stack([x, y]))
     rmark = 5.0 if not len(markers) else float(np.median(markers[:, 2] - markers[:, 0]) / 2)
-    for t, (ptx, pty) in zip(texts, pts):
-        ext = t.get_window_extent(renderer)
-        w, h = ext.width, ext.height
-        corners = _candidates(ptx, pty, w, h, rmark)
-        boxes = np.column_stack([corners[:, 0] - _PAD, corners[:, 1] - _PAD,
-                                 corners[:, 0] + w + _PAD, corners[:, 1] + h + _PAD])
-        ok = ((boxes[:, 0] >= inside.x0) & (boxes[:, 2] <= inside.x1)
-              & (boxes[:, 1] >= inside.y0) & (boxes[:, 3] <= inside.y1))
-        ok &= _free(boxes, placed) & _free(boxes, markers)
-        if ok.any():
-            box = boxes[int(np.argmax(ok))]
-        else:  # crowded: the first candidate, moved by label heights off the earlier labels
-            box = boxes[0]
-            for k in (0, *[s * j for j in range(1, 40) for s in (1, -1)]):
-                cand = box + np.array([0.0, k * h, 0.0, k * h])
-                if _free(cand[None, :], placed)[0]:
-                    break
-            box = cand
+    sizes = [(e.width, e.height) for e in (t.get_window_extent(renderer) for t in texts)]
+    inside_box = (inside.x0, inside.y0, inside.x1, inside.y1)
+    for t, box, lead in zip(texts, *place_boxes(pts, sizes, inside_box, placed, markers, rmark)):
         t.set_position(tuple(to_data.transform((box[0] + _PAD, box[1] + _PAD))))
-        placed = np.vstack([placed, box])
-        gap = max(box[0] - ptx, ptx - box[2], 0.0) + max(box[1] - pty, pty - box[3], 0.0)
-        if gap < 12:
-            continue
-        # to the nearest point of the label's box: the line never crosses its own label
-        cx, cy = min(max(ptx, box[0] + _PAD), box[2] - _PAD), min(max(pty, box[1] + _PAD),
-                                                                  box[3] - _PAD)
-        ax.add_patch(FancyArrowPatch(tuple(to_data.transform((ptx, pty))),
-                                     tuple(to_data.transform((cx, cy))), arrowstyle="-",
-                                     color="#888888", linewidth=0.6, shrinkA=4, shrinkB=1,
-                                     zorder=2))
+        if lead is not None:
+            ax.add_patch(FancyArrowPatch(tuple(to_data.transform(lead[:2])),
+                                         tuple(to_data.transform(lead[2:])), arrowstyle="-",
+                                         color="#888888", linewidth=0.6, shrinkA=4, shrinkB=1,
+                                         zorder=2))
     return texts

@@ -19,7 +19,7 @@ from ._common import ORIGINAL_COLOR, PALETTE, _axes, _clean, _colors, _steps, _t
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["suppressions", "risk_distribution", "ci_plot"]
+__all__ = ["suppressions", "risk_distribution", "ci_plot", "suppression_data", "risk_data", "ecdf"]
 
 
 def suppressions(*items: Any, percent: bool = False, ax: Axes | None = None) -> Axes:
@@ -37,24 +37,14 @@ def suppressions(*items: Any, percent: bool = False, ax: Axes | None = None) -> 
     >>> [t.get_text() for t in suppressions(s).get_xticklabels()]
     ['a', 'b']
     """
-    sc, _ = _steps(items, False)
-    series = []
-    for name, st in sc:
-        s = st.state.measure("suppressions_by_key")
-        if percent:
-            s = 100.0 * s / max(st.state.n, 1)
-        series.append((name, s))
-    keys: list[str] = []
-    for _, s in series:
-        keys += [k for k in s.index if k not in keys]
+    keys, series = suppression_data(*items, percent=percent)
     ax = _axes(ax, (min(9.0, max(5.0, 0.55 * len(keys) * max(1, len(series)) ** 0.5 + 2.5)),
                     4.0))
     nser = len(series)
     width = 0.8 / max(nser, 1)
     xs = np.arange(len(keys))
     top = 0.0
-    for j, ((name, s), c) in enumerate(zip(series, _colors(nser, False))):
-        v = s.reindex(keys).fillna(0).to_numpy(float)
+    for j, ((name, v), c) in enumerate(zip(series, _colors(nser, False))):
         top = max(top, float(v.max()) if v.size else 0.0)
         bars = ax.bar(xs + (j - (nser - 1) / 2) * width, v, width=width * 0.95, color=c,
                       label=name)
@@ -90,24 +80,15 @@ def risk_distribution(*items: Any, kind: str = "ecdf", original: bool = True,
     """
     if kind not in ("ecdf", "hist"):
         raise ParameterError(f"kind: expected 'ecdf' or 'hist', got {kind!r}")
-    sc, has = _steps(items, original)
+    names, data, lo, has = risk_data(*items, original=original)
     ax = _axes(ax)
-    colors = _colors(len(sc), has)
-    lo = 1.0
-    data = []
-    for _, st in sc:
-        r = st.state.measure("individual_risk").to_numpy(float)
-        r = np.sort(r[~np.isnan(r)])
-        data.append(r)
-        if r.size and r[0] > 0:
-            lo = min(lo, float(r[0]))
-    for (name, _), r, c in zip(sc, data, colors):
+    colors = _colors(len(names), has)
+    for name, r, c in zip(names, data, colors):
         lw = 2.0 if name == "original" and has else 1.4
         if kind == "ecdf":
             # one vertex per distinct risk (the share of records at or below it): the same
             # staircase as one vertex per record, drawn from far fewer points
-            x = np.unique(np.clip(r, lo, 1.0))
-            y = np.searchsorted(np.clip(r, lo, 1.0), x, side="right") / max(r.size, 1)
+            x, y = ecdf(r, lo)
             ax.step(x, y, where="post", color=c, linewidth=lw, label=name)
         else:
             edges = np.linspace(np.log10(lo), 0.0, 41)
@@ -178,3 +159,68 @@ def ci_plot(table: pd.DataFrame, *, label: str = "scenario", estimate: str = "es
     _clean(ax, "x")
     return ax
 
+
+
+def suppression_data(*items: Any, percent: bool = False
+                     ) -> tuple[list[str], list[tuple[str, np.ndarray]]]:
+    """The numbers `suppressions` draws: the key variables (in order of first appearance) and,
+    per scenario, its name and its suppressions per key (0 for a key it lacks; percent of its
+    records with ``percent=True``).
+
+    Missing values: a suppression is a key value present in the original and missing after.
+
+    >>> import sdcsession as sdc
+    >>> s = sdc.SdcSession(pd.DataFrame({"a": list("xyxy")}), keys=["a"], seed=1)
+    >>> keys, series = suppression_data(s); keys, series[0][1].tolist()
+    (['a'], [0.0])
+    """
+    sc, _ = _steps(items, False)
+    series = []
+    for name, st in sc:
+        s = st.state.measure("suppressions_by_key")
+        if percent:
+            s = 100.0 * s / max(st.state.n, 1)
+        series.append((name, s))
+    keys: list[str] = []
+    for _, s in series:
+        keys += [k for k in s.index if k not in keys]
+    return keys, [(name, s.reindex(keys).fillna(0).to_numpy(float)) for name, s in series]
+
+
+def risk_data(*items: Any, original: bool = True
+              ) -> tuple[list[str], list[np.ndarray], float, bool]:
+    """The numbers `risk_distribution` draws: the names, each one's sorted individual risks
+    (missing values left out), the smallest positive risk over all (at most 1: the left end of
+    the log axis) and whether the original comes first.
+
+    Missing values: left out of each distribution.
+
+    >>> import sdcsession as sdc
+    >>> s = sdc.SdcSession(pd.DataFrame({"a": list("xyxyx")}), keys=["a"], seed=1)
+    >>> names, data, lo, has = risk_data(s, original=False); names, len(data[0]), has
+    (['main'], 5, False)
+    """
+    sc, has = _steps(items, original)
+    lo = 1.0
+    data = []
+    for _, st in sc:
+        r = st.state.measure("individual_risk").to_numpy(float)
+        r = np.sort(r[~np.isnan(r)])
+        data.append(r)
+        if r.size and r[0] > 0:
+            lo = min(lo, float(r[0]))
+    return [name for name, _ in sc], data, lo, has
+
+
+def ecdf(r: np.ndarray, lo: float) -> tuple[np.ndarray, np.ndarray]:
+    """The empirical distribution function of sorted risks ``r`` clipped to [lo, 1]: one vertex
+    per distinct value x with the share of records ≤ x (a post-step staircase).
+
+    Missing values: none expected (`risk_data` leaves them out).
+
+    >>> x, y = ecdf(np.array([0.1, 0.1, 0.5, 1.0]), 0.1); x.tolist(), y.tolist()
+    ([0.1, 0.5, 1.0], [0.5, 0.75, 1.0])
+    """
+    c = np.clip(r, lo, 1.0)
+    x = np.unique(c)
+    return x, np.searchsorted(c, x, side="right") / max(r.size, 1)
