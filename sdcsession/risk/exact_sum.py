@@ -25,10 +25,7 @@ Example
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -39,31 +36,12 @@ SumPartial = tuple[int, int]
 
 _LO = 26
 
-#: arrays of at least this many values are summed in two halves on two threads (the compiled
-#: pass releases the GIL); the integer accumulators of the halves add up exactly, so the result
-#: is the same double as one pass
-SPLIT = 1 << 18
-#: threads for a split sum (1: never split)
-WORKERS = min(2, os.cpu_count() or 1)
-_executor: list[ThreadPoolExecutor] = []
-_lock = threading.Lock()
-
-
-def _pool() -> ThreadPoolExecutor:
-    """The one kept helper thread of the split sums (started on first use)."""
-    with _lock:
-        if not _executor:
-            _executor.append(ThreadPoolExecutor(1, thread_name_prefix="sdc-exact-sum"))
-        return _executor[0]
-
 
 def partial_sum(values: np.ndarray | Iterable[float], *, skip_nan: bool = False) -> SumPartial:
     """The exact sum of ``values`` (finite doubles) as ``(N, E)``: Σ values = N · 2^E.
 
     One compiled pass (`sdcsession.risk._exact_sum_jit`) adds the integer mantissas per binary
     exponent into int64 accumulators; the accumulators are then combined as Python integers.
-    From `SPLIT` values on, the two halves run on two threads and their accumulators are added
-    (integers: the same result).
     A strided column of a 2-D array is read in place. Missing values: NaN raises ValueError
     unless ``skip_nan=True`` (then NaNs are left out); an infinity always raises ValueError (the
     callers validate their input first).
@@ -78,19 +56,9 @@ def partial_sum(values: np.ndarray | Iterable[float], *, skip_nan: bool = False)
     x = np.asarray(values, dtype=np.float64)
     if x.ndim != 1:
         x = x.ravel()
-    bits = x.view(np.int64)
     hi = np.zeros((LANES, 2048), dtype=np.int64)
     lo = np.zeros((LANES, 2048), dtype=np.int64)
-    if len(bits) >= SPLIT and WORKERS > 1:  # two halves on two cores, the sums added exactly
-        half = len(bits) // 2
-        hi2, lo2 = np.zeros_like(hi), np.zeros_like(lo)
-        other = _pool().submit(accumulate, bits[half:], hi2, lo2, bool(skip_nan))
-        bad = accumulate(bits[:half], hi, lo, bool(skip_nan))
-        if other.result() >= 0 or bad >= 0:
-            raise ValueError("exact sum: values must be finite")
-        hi += hi2  # integer accumulators: exact (each holds at most len(bits) summands)
-        lo += lo2
-    elif accumulate(bits, hi, lo, bool(skip_nan)) >= 0:
+    if accumulate(x.view(np.int64), hi, lo, bool(skip_nan)) >= 0:
         raise ValueError("exact sum: values must be finite")
     used = np.flatnonzero(((hi != 0) | (lo != 0)).any(axis=0))
     if not len(used):

@@ -69,28 +69,3 @@ def test_global_risk_is_the_exact_mean():
     assert R.global_risk(r) == float(sum(Fraction(v) for v in r.tolist()) / len(r))
     assert R.expected_reidentifications(r) == float(sum(Fraction(v) for v in r.tolist()))
     assert R.global_risk(r) == pytest.approx(r.mean(), rel=1e-14)
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.one_of(finite, st.just(float("nan"))), min_size=2, max_size=50),
-       st.booleans())
-def test_two_thread_split_equals_one_pass(values, strided):
-    """Summed in two halves on two threads (a low threshold here), the sum is the one pass's:
-    same normalised (N, E), NaNs skipped or refused the same way, strided columns too."""
-    import sdcsession.risk.exact_sum as es
-
-    x = np.array(values * 3, dtype=np.float64)
-    col = np.column_stack([x, -x])[:, 0] if strided else x
-    skip = bool(np.isnan(x).any())
-    one = es.partial_sum(col, skip_nan=skip)
-    old = es.SPLIT, es.WORKERS
-    try:
-        es.SPLIT, es.WORKERS = 2, 2
-        assert es.partial_sum(col, skip_nan=skip) == one
-        if skip:
-            with pytest.raises(ValueError, match="finite"):
-                es.partial_sum(col)
-    finally:
-        es.SPLIT, es.WORKERS = old
-    exact = sum((Fraction(v) for v in x.tolist() if v == v), Fraction(0))
-    assert es.to_float(one) == float(exact)
