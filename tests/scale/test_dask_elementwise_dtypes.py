@@ -16,6 +16,8 @@ import pytest
 import sdcsession as sdc
 from sdcsession.errors import SdcError
 
+from ._files import write_cut
+
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 
@@ -157,12 +159,7 @@ def _data() -> pd.DataFrame:
 
 @pytest.fixture(scope="module", params=sorted(LAYOUTS))
 def path(request, tmp_path_factory) -> str:
-    cuts = LAYOUTS[request.param]
-    out = tmp_path_factory.mktemp(request.param)
-    df = _data()
-    for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:])):
-        df.iloc[a:b].to_parquet(out / f"part{i}.parquet", index=False)  # index 0.. per file
-    return str(out)
+    return write_cut(_data(), LAYOUTS[request.param], tmp_path_factory.mktemp(request.param))
 
 
 def test_every_registered_treatment_is_covered():

@@ -36,6 +36,12 @@ _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
+def _leader(votes: dict, log_det: dict, first: dict) -> object:
+    """The subset the vote chooses now: the most votes, then the smaller log determinant, then
+    the earlier first run."""
+    return max(votes, key=lambda s: (votes[s], -log_det[s], -first[s]))
+
+
 def certain(votes: dict, log_det: dict, first: dict, left: int) -> bool:
     """True when the leading subset is the result whatever the ``left`` remaining runs return
     (module docstring). ``votes``, ``log_det`` and ``first`` map each subset seen to its votes,
@@ -48,7 +54,7 @@ def certain(votes: dict, log_det: dict, first: dict, left: int) -> bool:
     >>> certain({"a": 5, "b": 2}, {"a": -0.5, "b": -1.0}, {"a": 0, "b": 3}, 3)  # b can tie, wins
     False
     """
-    lead = max(votes, key=lambda s: (votes[s], -log_det[s], -first[s]))
+    lead = _leader(votes, log_det, first)
     c = votes[lead]
     if left >= c:  # a subset not seen yet could still tie or overtake
         return False
@@ -73,7 +79,7 @@ def needed(votes: dict, log_det: dict, first: dict, left: int) -> int:
     """
     if not votes:  # one subset with r votes is certain once left − r < r
         return min(left, left // 2 + 1)
-    lead = max(votes, key=lambda s: (votes[s], -log_det[s], -first[s]))
+    lead = _leader(votes, log_det, first)
     for r in range(1, left):
         more = dict(votes)
         more[lead] += r
