@@ -7,6 +7,7 @@ changed original)."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,6 +27,33 @@ def _same_fit(a, b) -> None:
         assert getattr(a, name).tobytes() == getattr(b, name).tobytes(), name
     assert (a.log_det, a.consistency, a.reweight_consistency, a.h) == \
         (b.log_det, b.consistency, b.reweight_consistency, b.h)
+
+
+# ------------------------------------------------------- reading the frames: same array, same layout
+def test_aligned_arrays_equal_the_column_selection():
+    # the whole frame is read when it holds exactly the columns: the same values and memory
+    # layout (the standardised original's sums and its cache key follow the layout)
+    from sdcsession.risk.numeric.rmd import _aligned
+
+    rng = np.random.default_rng(0)
+    n = 40
+    one_block = pd.DataFrame(rng.random((n, 3)), columns=["a", "b", "c"])
+    mixed = pd.DataFrame({"a": rng.random(n), "b": rng.integers(0, 5, n),
+                          "c": rng.random(n).astype(np.float32)})
+    nullable = pd.DataFrame({"a": pd.array([1.5, None] * (n // 2), dtype="Float64"),
+                             "b": pd.array(rng.integers(0, 9, n), dtype="Int64"),
+                             "c": rng.random(n)})
+    for frame in (one_block, mixed, nullable, one_block[["a"]]):
+        cols = [str(c) for c in frame.columns]
+        want = frame[cols].to_numpy(dtype=np.float64, na_value=np.nan)
+        for columns in (None, cols, cols[::-1]):
+            x, xm, got_cols, _ = _aligned(frame, frame.copy(), columns)
+            ref = want if columns is None or columns == cols else \
+                frame[columns].to_numpy(dtype=np.float64, na_value=np.nan)
+            for a in (x, xm):
+                assert a.strides == ref.strides and a.tobytes() == ref.tobytes()
+            if columns is None:  # the whole frame read: a copy, never a view of its data
+                assert not np.shares_memory(x, frame.to_numpy())
 
 
 # ------------------------------------------------------------------ RMDID2: grid vs k-d tree

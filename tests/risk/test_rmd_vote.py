@@ -6,6 +6,8 @@ by counting) against the stable order."""
 from __future__ import annotations
 
 import itertools
+import threading
+import time
 from collections import Counter
 
 import numpy as np
@@ -124,49 +126,123 @@ def test_missing_values_raise_on_every_path():
             _rmd_mcd._modal(z, 10, 5, 0, "robustbase-0.95", workers)
 
 
+class _FakeStages:
+    """A run's start stages for `Runs`: ``groups`` groups (any thread), then its value."""
+
+    def __init__(self, i, groups, fail=None):
+        self.i, self.groups, self.fail = i, groups, fail
+        self.next, self.left = 0, groups
+        self.lock = threading.Lock()
+        self.threads = set()
+
+    def claim(self):
+        with self.lock:
+            if self.next >= self.groups:
+                return None
+            self.next += 1
+            return self.next - 1
+
+    def group(self, g):
+        self.threads.add(threading.get_ident())
+        time.sleep(0.002)
+        with self.lock:
+            self.left -= 1
+            return self.left == 0
+
+    def complete(self):
+        if self.fail == "complete":
+            raise ValueError(f"run {self.i}")
+        return self.i * 10
+
+
+def _fake(groups, fail_at=None, fail="open", made=None):
+    """``open_run`` of fake runs (``made`` collects them); run ``fail_at`` raises when opened
+    or completed."""
+    def open_run(i):
+        if i == fail_at and fail == "open":
+            raise ValueError(f"run {i}")
+        st = _FakeStages(i, groups, fail if i == fail_at else None)
+        if made is not None:
+            made.append(st)
+        return st
+    return open_run
+
+
 def test_runs_hand_out_in_order_and_raise_in_run_order():
-    seen = []
+    for fail in ("open", "complete"):
+        stop = np.zeros(1, dtype=bool)
+        made = []
+        plan = Runs(_fake(3, 3, fail, made), 6, 2, 2, stop)
+        try:
+            assert [plan.get(i) for i in range(3)] == [0, 10, 20]
+            plan.allow(6)
+            with pytest.raises(ValueError, match="run 3"):
+                plan.get(3)
+            assert plan.get(4) == 40  # later runs are still there
+        finally:
+            plan.close()
+        assert stop[0] and sorted(st.i for st in made)[:4] == [0, 1, 2, 4 - (fail == "complete")]
+    one = Runs(_fake(2), 4, 1, 1, np.zeros(1, dtype=bool))  # one thread: the plain loop
+    assert [one.get(i) for i in range(4)] == [0, 10, 20, 30]
+    one.close()
 
-    def start(i):
-        seen.append(i)
-        if i == 3:
-            raise ValueError("run 3")
-        return i * 10
 
-    stop = np.zeros(1, dtype=bool)
-    plan = Runs(start, 6, 2, 2, stop)
+def test_runs_share_the_groups_of_a_run_between_threads():
+    # one run may be opened (the limit): the helpers compute its groups with the caller
+    made = []
+    plan = Runs(_fake(24, made=made), 3, 1, 3, np.zeros(1, dtype=bool))
     try:
-        assert [plan.get(i) for i in range(3)] == [0, 10, 20]
-        plan.allow(6)
-        with pytest.raises(ValueError, match="run 3"):
-            plan.get(3)
-        assert plan.get(4) == 40  # later runs are still there
+        assert plan.get(0) == 0
+        assert [st.i for st in made] == [0]  # nothing opened beyond the limit
+        assert len(made[0].threads) >= 2 and made[0].left == 0
+        plan.allow(3)
+        assert [plan.get(1), plan.get(2)] == [10, 20]
     finally:
         plan.close()
-    assert stop[0] and sorted(seen)[:5] == [0, 1, 2, 3, 4]
-    one = Runs(lambda i: i, 4, 1, 1, np.zeros(1, dtype=bool))  # one thread: the plain loop
-    assert [one.get(i) for i in range(4)] == [0, 1, 2, 3]
-    one.close()
 
 
 # ------------------------------------------------ the C-step's selection: sample and counting
 @settings(max_examples=200, deadline=None)
-@given(m=st.one_of(st.integers(1, 120), st.sampled_from([300, 543, 1407, 1500, 1583, 2399])),
-       seed=st.integers(0, 2**32 - 1), shape=st.sampled_from(["uniform", "tied", "heavy"]),
+@given(m=st.one_of(st.integers(1, 120),
+                   st.sampled_from([300, 543, 1407, 1500, 1583, 2399, 10_000])),
+       seed=st.integers(0, 2**32 - 1),
+       shape=st.sampled_from(["uniform", "tied", "heavy", "outliers", "zeros"]),
        where=st.floats(0.0, 1.0))
 def test_selection_equals_the_stable_order(m, seed, shape, where):
-    # sample sizes at the edges of the counting branch (m // 32 targets, the spacing's rounding)
+    # sample sizes at the edges of the counting branch (m // 32 targets, the spacing's rounding);
+    # skewed shapes as the C-steps meet them (the guesses interpolate in log d2 above zero):
+    # a chi-squared bulk with far outliers, and a block of zero distances
     from sdcsession.risk.robust._fastmcd_select import _ranked2, select
 
     rng = np.random.default_rng(seed)
+    bulk = rng.chisquare(2, m)
     d2 = {"uniform": rng.random(m), "tied": rng.integers(0, 5, m).astype(float),
-          "heavy": rng.lognormal(0.0, 5.0, m)}[shape]
+          "heavy": rng.lognormal(0.0, 5.0, m),
+          "outliers": np.where(rng.random(m) < 0.3, bulk * 1e4, bulk),
+          "zeros": np.where(rng.random(m) < 0.4, 0.0, bulk)}[shape]
     h = min(m, 1 + int(where * m))
     sub = np.empty(m + 1, np.int64)
     select(d2, h, sub, np.empty(m))
     assert sub[:h].tolist() == np.sort(np.lexsort((np.arange(m), d2))[:h]).tolist()
     ka, kb = sorted(int(v) for v in rng.integers(0, m, 2))
     assert _ranked2(d2.copy(), ka, kb) == (np.sort(d2)[ka], np.sort(d2)[kb])
+
+
+# ----------------------------------------------- the random starts: the k smallest keys
+@settings(max_examples=150, deadline=None)
+@given(m=st.integers(1, 400), k=st.integers(1, 40), seed=st.integers(0, 2**32 - 1),
+       levels=st.sampled_from([0, 3, 50]))
+def test_smallest_keys_equal_the_stable_order(m, k, seed, levels):
+    # the positions of a start's k smallest keys, in order, ties to the first records
+    from sdcsession.risk.robust._fastmcd_jit import _smallest
+
+    k = min(k, m)
+    keys = np.random.default_rng(seed).random(m)
+    if levels:
+        keys = np.floor(keys * levels) / levels
+    out = np.empty(k, np.int64)
+    _smallest(keys, k, out, np.full(k + 3, -1.0))  # a larger, dirty buffer
+    assert out.tolist() == np.argsort(keys, kind="stable")[:k].tolist()
 
 
 # ------------------------------------------------------------------ compiled PCG64 numbers

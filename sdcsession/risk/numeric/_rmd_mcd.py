@@ -1,15 +1,17 @@
 """The modal MCD of `sdcsession.risk.numeric.rmd.rmd_risk` (internal): its repeated FastMCD
 searches, shared between the calling thread and a helper thread, and a small cache of its fits.
 
-Searches: a search is its random-start stages (one compiled call that releases the GIL,
-`sdcsession.risk.robust._fastmcd.candidates`) and its last stage (the candidates iterated to
+Searches: a search is its random-start stages (compiled calls that release the GIL, one per
+group of records and one for the merged and full stages, `sdcsession.risk.robust._fastmcd.Stages`:
+the candidates of `sdcsession.risk.robust._fastmcd.candidates`) and its last stage (the candidates iterated to
 convergence, `sdcsession.risk.robust._fastmcd.finish`, with the ``memo`` shared by the runs).
 The calling thread finishes the runs one by one in run order, counts the votes and stops as
 soon as the modal subset is certain (`sdcsession.risk.numeric._rmd_runs.certain`: no other
 subset can overtake it, the tie rule included); the start stages of the runs that the vote
 needs in any case (half the runs and one before the first decision is possible; later, the
 fewest runs before it can be decided), plus ``AHEAD`` beyond, are computed by the calling
-thread and ``workers − 1`` helpers of a kept pool (`sdcsession.risk.numeric._rmd_runs.Runs`).
+thread and ``workers − 1`` helpers of a kept pool, group by group
+(`sdcsession.risk.numeric._rmd_runs.Runs`).
 The subset chosen, the shared ``memo`` and any error raised are those of the plain loop of all
 runs. ``AHEAD = 0``: no run is computed in vain (the vote usually ends as early as it can, so a
 run computed ahead was mostly wasted, and on a busy machine it delays the others).
@@ -100,7 +102,7 @@ def _modal(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str, wor
                    exact_fit="error", consistency=factors)
     if not np.isfinite(z).all():
         raise MeasureError("mcd: x has missing or infinite values; drop or impute those records")
-    from ..robust._fastmcd import candidates, finish
+    from ..robust._fastmcd import Stages, finish
     from ..robust.minimum_covariance import _robustbase_fit
     from ._rmd_runs import Runs, certain, needed
 
@@ -114,8 +116,8 @@ def _modal(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str, wor
     first: dict[bytes, int] = {}
     stop = np.zeros(1, dtype=np.bool_)  # set: the runs started ahead are abandoned
 
-    def start(i: int) -> tuple[np.ndarray, np.ndarray] | None:
-        return candidates(z, h, n_starts, np.random.default_rng(int(seed) + i), "error", stop)
+    def start(i: int) -> Stages:
+        return Stages(z, h, n_starts, np.random.default_rng(int(seed) + i), "error", stop)
 
     ahead = min(AHEAD, workers - 1)  # runs computed ahead of the vote (that many in vain)
     plan = Runs(start, runs, needed(votes, log_det, first, runs) + ahead, workers, stop)

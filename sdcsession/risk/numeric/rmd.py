@@ -316,7 +316,10 @@ def _aligned(original: pd.DataFrame, masked: pd.DataFrame, columns: str | Iterab
                or pd.api.types.is_bool_dtype(dtypes[c])]
         if bad:
             raise MeasureError(f"{name}: column(s) {bad} are not numeric")
-        a = frame[cols].to_numpy(dtype=np.float64, na_value=np.nan)
+        if list(frame.columns) == cols:  # the same array (values, layout) without the
+            a = frame.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)  # selection
+        else:
+            a = frame[cols].to_numpy(dtype=np.float64, na_value=np.nan)
         if np.isinf(a).any():
             raise MeasureError(f"{name}: infinite values in {cols}")
         empty = [c for c, e in zip(cols, np.isnan(a).all(axis=0)) if e]

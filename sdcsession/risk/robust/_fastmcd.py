@@ -44,12 +44,14 @@ Example
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ...errors import MeasureError
 
 __all__ = ["cholesky", "distances", "concentrate", "random_start", "start_fits", "fastmcd",
-           "candidates", "finish"]
+           "candidates", "finish", "Stages"]
 
 NMINI, KMINI, KEEP = 300, 5, 10
 #: above this many records the candidates get one C-step on all records and only the best
@@ -190,6 +192,128 @@ def candidates(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator, e
             "mcd: more than half of the records lie on a hyperplane (singular covariance of "
             "the h-subset: exact fit)")
     return mus, covs
+
+
+class Stages:
+    """The random-start stages of one search (`candidates`) as work items that several threads
+    can share: the groups, in any order and on any thread (`claim`, `group`), then the merged
+    and full stages, run by the thread that completes the last group (`group` returns True:
+    call `complete`). The random numbers are drawn when the object is made, in the staged
+    search's order, and each group's compiled stage (``group_stage`` of
+    `sdcsession.risk.robust._fastmcd_stages`) is the one `candidates` runs, so the candidates
+    are the same bit for bit whichever threads compute the groups. ``stop`` (a one-element
+    bool array): once set, no group is handed out and `complete` gives None.
+
+    Example
+    -------
+    >>> x = np.random.default_rng(3).normal(size=(700, 2))
+    >>> st = Stages(x, 351, 60, np.random.default_rng(0), "error")
+    >>> last = [st.group(g) for g in iter(st.claim, None)][-1]
+    >>> mus, covs = st.complete()
+    >>> ref = candidates(x, 351, 60, np.random.default_rng(0), "error")
+    >>> last, mus.tobytes() == ref[0].tobytes(), covs.tobytes() == ref[1].tobytes()
+    (True, True, True)
+    """
+
+    def __init__(self, x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator,
+                 exact_fit: str, stop: np.ndarray | None = None) -> None:
+        from ._fastmcd_stages import draw
+
+        self.x = np.ascontiguousarray(x, dtype=np.float64)
+        n, p = self.x.shape
+        pool, sizes, count, self.keys = draw(n, n_starts, rng, NMINI, KMINI, _keys_buffer)
+        self.pool, self.sizes, self.count = pool, sizes, count
+        if n < 2 * NMINI:
+            self.h_group, self.h_merged = h, -1
+        else:
+            self.h_group, self.h_merged = int(int(sizes[0]) * h / n), int(len(pool) * h / n)
+        self.h = h
+        self.full = 0 if n <= FULL_ALL else (KEEP_FULL if n * p <= KEEP_FULL_NP else 1)
+        self.ridge = exact_fit == "ridge"
+        self.stop = np.zeros(1, np.bool_) if stop is None else stop
+        k = len(sizes)
+        self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+        self.parts: list = [None] * k
+        self._lock = threading.Lock()
+        self._next = 0
+        self._left = k
+
+    def claim(self) -> int | None:
+        """The next group to compute, None when all are handed out or the search is stopped."""
+        with self._lock:
+            if self._next >= len(self.parts) or self.stop[0]:
+                return None
+            self._next += 1
+            return self._next - 1
+
+    def pending(self) -> bool:
+        """Whether a group can still be claimed."""
+        return self._next < len(self.parts) and not self.stop[0]
+
+    def group(self, g: int) -> bool:
+        """Compute group g (claimed); True when it was the last group to finish."""
+        from ._fastmcd_stages import group_stage
+
+        m = int(self.sizes[g])
+        at = int(self.starts[g]) * self.count
+        block = self.keys[at:at + self.count * m].reshape((self.count, m))
+        self.parts[g] = group_stage(self.x, self.pool, int(self.starts[g]), m, block,
+                                    self.h_group, KEEP, self.ridge)
+        with self._lock:
+            self._left -= 1
+            last = self._left == 0
+        if last:  # the keys are no longer needed: their buffer serves the next search
+            _keys_free(self.keys)
+            self.keys = None
+        return last
+
+    def complete(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The candidates (means, covariances) after the groups: the merged and full stages;
+        None when the search was stopped. Raises the exact-fit error of `candidates`."""
+        from ._fastmcd_stages import EXACT_FIT, STOPPED, last_stages
+
+        if self.stop[0]:
+            return None
+        if any(part[2] for part in self.parts):
+            raise MeasureError(
+                "mcd: more than half of the records lie on a hyperplane (singular covariance of "
+                "the h-subset: exact fit)")
+        p = self.x.shape[1]
+        mus = np.concatenate([part[0] for part in self.parts]).reshape(-1, p)
+        covs = np.concatenate([part[1] for part in self.parts]).reshape(-1, p, p)
+        mus, covs, status = last_stages(self.x, self.pool, len(self.pool), mus, covs,
+                                        self.h_merged, self.h, self.full, KEEP, self.ridge,
+                                        self.stop)
+        if status == STOPPED:
+            return None
+        if status == EXACT_FIT:
+            raise MeasureError(
+                "mcd: more than half of the records lie on a hyperplane (singular covariance of "
+                "the h-subset: exact fit)")
+        return mus, covs
+
+
+_free_keys: list[np.ndarray] = []  # key buffers of completed `Stages` (a few, reused)
+_keys_lock = threading.Lock()
+
+
+def _keys_buffer(size: int) -> np.ndarray:
+    """A float64 array of ``size`` elements for a search's keys: a freed buffer when one is
+    large enough (no fresh pages per search), else a new one."""
+    with _keys_lock:
+        for i, buf in enumerate(_free_keys):
+            if len(buf) >= size:
+                del _free_keys[i]
+                return buf[:size]
+    return np.empty(size)
+
+
+def _keys_free(keys: np.ndarray) -> None:
+    """Give a search's key buffer back (at most four are kept)."""
+    buf = keys if keys.base is None else keys.base
+    with _keys_lock:
+        if len(_free_keys) < 4:
+            _free_keys.append(buf)
 
 
 def finish(x: np.ndarray, h: int, mus: np.ndarray, covs: np.ndarray, exact_fit: str,

@@ -15,7 +15,10 @@ and a status: 0 regular, 1 the start's covariance has no Cholesky factor (start 
 
 One start costs O(steps · m · p²) for m records (a selection in O(m), no sort), with no Python
 overhead per start or step: the search's 500 starts on 300 records take well under a
-millisecond, where stacked numpy arrays paid for hundreds of small calls.
+millisecond, where stacked numpy arrays paid for hundreds of small calls. numba's disk cache
+is keyed on this file's source: a change to the selection's kernels
+(`sdcsession.risk.robust._fastmcd_select`) reaches the cached ``csteps`` once this file
+changes too (or the cache is cleared).
 """
 
 from __future__ import annotations
@@ -277,16 +280,17 @@ def _chol_tol(a, low):
 
 
 @_njit
-def _smallest(keys, k, out):
+def _smallest(keys, k, out, vals):
     """The positions of the k smallest values of keys into out, in the order of their values
-    (an insertion buffer; equal values in record order, as a stable sort)."""
+    (an insertion buffer ``vals`` of at least k values; equal values in record order, as a
+    stable sort). The largest value kept is held in a local (one compare per key)."""
     m = keys.shape[0]
-    vals = np.empty(k)
     for t in range(k):
         vals[t] = np.inf
+    cut = np.inf
     for i in range(m):
         v = keys[i]
-        if v < vals[k - 1]:
+        if v < cut:
             t = k - 1
             while t > 0 and vals[t - 1] > v:
                 vals[t] = vals[t - 1]
@@ -294,6 +298,7 @@ def _smallest(keys, k, out):
                 t -= 1
             vals[t] = v
             out[t] = i
+            cut = vals[k - 1]
 
 
 @_njit
@@ -305,6 +310,7 @@ def start_fits(x, keys):
     n_starts = keys.shape[0]
     m, p = x.shape
     idx = np.empty(p + 1, np.int64)
+    vals = np.empty(max(p + 1, min(p + 33, m)))
     mus = np.zeros((n_starts, p))
     covs = np.zeros((n_starts, p, p))
     ok = np.zeros(n_starts, np.bool_)
@@ -312,12 +318,12 @@ def start_fits(x, keys):
     mu = np.empty(p)
     cov = np.empty((p, p))
     for s in range(n_starts):
-        _smallest(keys[s], p + 1, idx)
+        _smallest(keys[s], p + 1, idx, vals)
         _fit(x, idx, mu, cov)
         good = _chol_tol(cov, low)
         if not good:
             order = np.empty(min(p + 33, m), np.int64)
-            _smallest(keys[s], order.shape[0], order)
+            _smallest(keys[s], order.shape[0], order, vals)
             size = 0
             while not good:
                 size = 1 if size == 0 else 2 * size

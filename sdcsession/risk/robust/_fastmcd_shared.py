@@ -15,8 +15,9 @@ run. Starts in the test data's repeated searches merge with earlier paths after 
 
 Its compiled code includes the C-step kernels of `sdcsession.risk.robust._fastmcd_jit` and
 `sdcsession.risk.robust._fastmcd_select`; numba's disk cache is keyed on this file's own source,
-so a change to those kernels reaches the cached ``csteps_shared`` when this file changes too or
-the cache is cleared (the same holds for `sdcsession.risk.robust._fastmcd_stages`).
+so a change to those kernels (as the selection's guesses in log d2) reaches the cached
+``csteps_shared`` when this file changes too or the cache is cleared (the same holds for
+`sdcsession.risk.robust._fastmcd_stages`).
 """
 
 from __future__ import annotations

@@ -10,9 +10,11 @@ that releases the GIL (``nogil``), from random numbers drawn beforehand by ``dra
 the staged code draws them (the permutation of the records, then the uniform keys of each
 group's starts), so the candidates are the same bit for bit: the same C-step kernel
 (`sdcsession.risk.robust._fastmcd_jit.csteps`), the same stable order by determinant and the
-same choice of the distinct subsets. Several searches can run at once in threads
-(``rmd_risk``'s repeated searches on two cores); a search can be abandoned between its stages
-by setting ``stop[0]``.
+same choice of the distinct subsets. ``stages`` is ``group_stage`` for each group, then
+``last_stages`` (the merged and full stages): the same pieces that
+`sdcsession.risk.robust._fastmcd.Stages` hands to several threads, so that two threads can
+share one search group by group (``rmd_risk``'s repeated searches on two cores); a search can
+be abandoned between its stages by setting ``stop[0]``.
 
 Reference: Rousseeuw, P. J. & Van Driessen, K. (1999) A fast algorithm for the minimum covariance
 determinant estimator, Technometrics 41, 212–223.
@@ -21,6 +23,7 @@ determinant estimator, Technometrics 41, 212–223.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import numpy as np
 
@@ -49,7 +52,8 @@ def group_sizes(n: int, nmini: int, kmini: int) -> list[int]:
     return [nmini] * kmini
 
 
-def draw(n: int, n_starts: int, rng: np.random.Generator, nmini: int, kmini: int
+def draw(n: int, n_starts: int, rng: np.random.Generator, nmini: int, kmini: int,
+         buffer: Callable[[int], np.ndarray] | None = None
          ) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
     """The random numbers of the start stages, drawn from rng in the staged search's order:
     the records of the groups (all records in order below 2·nmini: one group), the group sizes,
@@ -57,15 +61,17 @@ def draw(n: int, n_starts: int, rng: np.random.Generator, nmini: int, kmini: int
     starts take ``count · sizes[g]`` keys after those of the groups before it). The keys are
     drawn into a buffer kept per thread (no fresh pages per search; up to ``_KEPT`` values):
     they are valid until the thread's next ``draw``; PCG64's numbers are drawn by compiled code
-    (`sdcsession.risk.robust._pcg64`, the same numbers as ``rng.random``)."""
+    (`sdcsession.risk.robust._pcg64`, the same numbers as ``rng.random``). ``buffer(size)``:
+    where the keys go instead (a float64 array of that size)."""
+    take = _buffer if buffer is None else buffer
     if n < 2 * nmini:
         return np.arange(n, dtype=np.int64), np.array([n], np.int64), n_starts, \
-            random_into(rng, _buffer(n_starts * n))
+            random_into(rng, take(n_starts * n))
     sizes = group_sizes(n, nmini, kmini)
     k = len(sizes)
     pool = rng.permutation(n)[:sum(sizes)].astype(np.int64)
     count = n_starts // k
-    return pool, np.array(sizes, np.int64), count, random_into(rng, _buffer(count * sum(sizes)))
+    return pool, np.array(sizes, np.int64), count, random_into(rng, take(count * sum(sizes)))
 
 
 def _buffer(size: int) -> np.ndarray:
@@ -122,14 +128,58 @@ def _screen(x, h, mus, covs, steps, keep, ridge, until_stable):
 
 
 @_njit
-def stages(x, pool, sizes, count, keys, h_group, h_merged, h, full_keep, keep, ridge, stop):
-    """The candidates' means and covariances after the start stages (module docstring), and
-    the status (READY, EXACT_FIT or STOPPED). ``h_merged`` < 0: one group, no merged stage;
-    ``full_keep`` > 0: one C-step on all records keeping that many."""
+def group_stage(x, pool, start, m, block, h_group, keep, ridge):
+    """The random starts of one group (the records ``pool[start:start + m]``, the uniform keys
+    ``block``: starts × m) with two C-steps in the group: the means and covariances of its
+    ``keep`` best distinct subsets, and whether an h-subset was singular."""
     p = x.shape[1]
-    n_groups = sizes.shape[0]
+    runtime = np.array([2, 0])  # values, not constants (see `_screen`)
+    two, until = runtime[0], runtime[1] != 0
+    xg = np.empty((m, p))
+    for t in range(m):
+        xg[t] = x[pool[start + t]]
+    mu0, cov0, ok = start_fits(xg, block)
+    sel = np.flatnonzero(ok)
+    return _screen(xg, h_group, mu0[sel], cov0[sel], two, keep, ridge, until)
+
+
+@_njit
+def last_stages(x, pool, n_pool, mus, covs, h_merged, h, full_keep, keep, ridge, stop):
+    """The stages after the groups, from the groups' candidates (mus, covs, in group order):
+    two C-steps in the merged groups (the records ``pool[:n_pool]``; none when ``h_merged``
+    < 0) and, with ``full_keep`` > 0, one C-step on all records keeping that many. Returns the
+    candidates' means and covariances and the status."""
+    p = x.shape[1]
     runtime = np.array([2, 1, 0])  # values, not constants (see `_screen`)
     two, one, until = runtime[0], runtime[1], runtime[2] != 0
+    empty_mu = np.zeros((0, p))
+    empty_cov = np.zeros((0, p, p))
+    if h_merged >= 0:
+        if stop[0]:
+            return empty_mu, empty_cov, STOPPED
+        xm = np.empty((n_pool, p))
+        for t in range(n_pool):
+            xm[t] = x[pool[t]]
+        mus, covs, bad = _screen(xm, h_merged, mus, covs, two, keep, ridge, until)
+        if bad:
+            return empty_mu, empty_cov, EXACT_FIT
+    if full_keep > 0 and mus.shape[0] > 0:
+        if stop[0]:
+            return empty_mu, empty_cov, STOPPED
+        mus, covs, bad = _screen(x, h, mus, covs, one, full_keep, ridge, until)
+        if bad:
+            return empty_mu, empty_cov, EXACT_FIT
+    return mus, covs, READY
+
+
+@_njit
+def stages(x, pool, sizes, count, keys, h_group, h_merged, h, full_keep, keep, ridge, stop):
+    """The candidates' means and covariances after the start stages (module docstring), and
+    the status (READY, EXACT_FIT or STOPPED): `group_stage` for each group in turn, then
+    `last_stages`. ``h_merged`` < 0: one group, no merged stage; ``full_keep`` > 0: one C-step
+    on all records keeping that many."""
+    p = x.shape[1]
+    n_groups = sizes.shape[0]
     empty_mu = np.zeros((0, p))
     empty_cov = np.zeros((0, p, p))
     parts_mu = []
@@ -141,13 +191,8 @@ def stages(x, pool, sizes, count, keys, h_group, h_merged, h, full_keep, keep, r
         if stop[0]:
             return empty_mu, empty_cov, STOPPED
         m = sizes[g]
-        xg = np.empty((m, p))
-        for t in range(m):
-            xg[t] = x[pool[start + t]]
         block = keys[key_at:key_at + count * m].reshape((count, m))
-        mu0, cov0, ok = start_fits(xg, block)
-        sel = np.flatnonzero(ok)
-        mu1, cov1, bad = _screen(xg, h_group, mu0[sel], cov0[sel], two, keep, ridge, until)
+        mu1, cov1, bad = group_stage(x, pool, start, m, block, h_group, keep, ridge)
         if bad:
             return empty_mu, empty_cov, EXACT_FIT
         parts_mu.append(mu1)
@@ -163,19 +208,4 @@ def stages(x, pool, sizes, count, keys, h_group, h_merged, h, full_keep, keep, r
             mus[at] = parts_mu[g][s]
             covs[at] = parts_cov[g][s]
             at += 1
-    if h_merged >= 0:
-        if stop[0]:
-            return empty_mu, empty_cov, STOPPED
-        xm = np.empty((start, p))
-        for t in range(start):
-            xm[t] = x[pool[t]]
-        mus, covs, bad = _screen(xm, h_merged, mus, covs, two, keep, ridge, until)
-        if bad:
-            return empty_mu, empty_cov, EXACT_FIT
-    if full_keep > 0 and mus.shape[0] > 0:
-        if stop[0]:
-            return empty_mu, empty_cov, STOPPED
-        mus, covs, bad = _screen(x, h, mus, covs, one, full_keep, ridge, until)
-        if bad:
-            return empty_mu, empty_cov, EXACT_FIT
-    return mus, covs, READY
+    return last_stages(x, pool, start, mus, covs, h_merged, h, full_keep, keep, ridge, stop)
