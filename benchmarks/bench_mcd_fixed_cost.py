@@ -88,6 +88,57 @@ robust distances 0.7 ms (LAPACK's solve, kept for the same bits), the rest 1.5 m
 call in a fresh process costs about 1 s more (the last two lines): importing numba 0.25 s and
 scipy.special 0.28 s, loading the compiled kernels from numba's disk cache 0.45-0.7 s.
 
+Then (every subset and figure again the same bit for bit: the selection against the stable
+order on skewed shapes, the smallest keys against the stable order, the scheduled runs against
+the plain loop for 1-3 threads, the compiled stages against the staged code, the frames'
+arrays and layout against the column selection). Profiled first, per C-step (numba loops over
+the distances the C-steps meet on this file, CPU): at 300 records distances 0.2 us, the
+selection's threshold 1.0 us (sample 0.12, counting passes 0.28, gathering 0.16, last pick
+0.11), taking the subset 0.2-0.26 us, the fit 0.26 us; at 10,000 records 3.5, 31-33, 8-16 and
+10 us. The counting passes dominated: their guesses interpolated linearly between the bounds,
+and the distances are skewed with far outliers, so the upper guess crept down one pass at a
+time (4.5 passes on average at 300 records, 7.2 at 10,000). The guesses now interpolate in
+log d2 (2.7 and 3.1 passes; the threshold 0.98 -> 0.67 us at 300 records, 31 -> 15 us at
+10,000), and only the first pass looks for NaN. Tried and left: interpolating on the int64
+bit patterns (as many passes), a larger first sample (no fewer passes), two interleaved
+compactions for the subset or the gather (slower), a fit gathering both variables in one
+loop (slower at 300 records), PCG64 with a 128-bit multiply (slower), skipping repeated
+subsets (none: 98 of 100 starts distinct after two C-steps). The random starts' smallest keys
+keep their cut in a local (31 -> 18 us per 100 starts). The two threads share the runs group
+by group (``risk.robust._fastmcd.Stages``: an open run's groups go to whichever thread is
+free, the one finishing the last group runs the merged and full stages): handed out whole,
+the helper sat idle while the calling thread computed the run the vote needed last (a
+simulation of this file's vote, A A A B A B A, with 3.5 ms per run's stages and 0.6 ms per
+last stage: 18.2 ms of searches with a third of it one core idle; by groups about 16 ms).
+The frames are read without a column selection when they hold just those columns (0.21 ->
+0.007 ms each). A/B against the previous commit (exported beside it, run alternately, 3
+rounds, best CPU of 21 first calls, machine shared with other jobs at load 7.5-8.4 on 2
+cores, so the wall times say nothing): rmd_risk runs=10 at 10,000 records CPU 42.9 / 45.9 /
+63.1 ms -> 41.0 / 41.8 / 41.4 ms (two threads), 41.7 / 44.2 / 67.6 -> 40.6 / 41.1 / 41.0 ms
+(one); at 1,000 records 24.6 / 25.4 / 40.9 -> 23.3 / 30.8 / 25.3 ms. One search's start stages
+4.0-5.0 -> 3.6-3.7 ms (CPU, best of 60; the 2 C-steps of a group's 100 starts 0.34-0.41 ->
+0.29-0.30 ms, their start fits 0.07-0.09 -> 0.05 ms). This script (load 5.7-6.5): rmd_risk
+runs=10 first call best wall 0.063 s / median 0.084 s, CPU 0.041 s; one thread 0.065 / 0.087
+s, CPU 0.041 s; repeat call 0.003 s (CPU 0.003 s; 0.008 / 0.004 s before: the frames'
+reading); runs=1 0.014 s (CPU 0.009 s); mv_top_code 0.014 s (CPU 0.008 s); at 1,000 records
+first call 0.034 / 0.041 s, CPU 0.024 s. Fresh process: rmd_risk 1.35-1.7 s, mv_top_code
+2.8-3.6 s (load 6-7).
+What remains: 7 searches of about 4 ms of CPU each (the 1,000 C-steps on the groups of 300
+records about 1.4 ms, their random keys and start fits 0.5 ms, the merged stage 0.6 ms, the
+screen on all records 0.5 ms, the last stage 0.4-1 ms) and about 4.5 ms outside (RMDID2's
+grid 0.9 ms, the robust distances 0.4 ms with LAPACK's solve kept for its bits, the
+reweighted fit 0.5 ms, the rest in pandas and numpy calls): 41 ms of CPU measured here
+(the parts timed alone add up to about 33 ms), so 20 ms of wall needs both cores free and
+still a fifth less work; on this machine (load 5-9 on 2 cores throughout) the second core was
+never free and the wall time was the CPU time or more. A C-step at 300 records is now about
+1.5 us with its start's share (1.7-2.0 before), its parts each within a
+factor of two of a single pass over the records (the branch-free compaction that takes the
+subset costs 0.6-0.8 ns per record, four times a counting pass). A first call in a fresh
+process (last lines) is mostly imports: numba, the scipy.linalg that numba's own array code
+imports for its BLAS check when its compiler starts (``numba.np.arraymath``: not avoidable
+from this package), scipy.special for the chi-squared quantiles of the consistency factors,
+and the cached kernels' loads.
+
 sdcMicro (from the side-by-side review, where ours were 0.6x and 0.5x its speed at 0.1 s and 1 s):
 mvTopCoding about 0.06 s, dRiskRMD about 0.5 s; printed beside the figures.
 """

@@ -2,19 +2,20 @@
 searches, shared between the calling thread and a helper thread, and a small cache of its fits.
 
 Searches: a search is its random-start stages (compiled calls that release the GIL, one per
-group of records and one for the merged and full stages, `sdcsession.risk.robust._fastmcd.Stages`:
-the candidates of `sdcsession.risk.robust._fastmcd.candidates`) and its last stage (the candidates iterated to
+group of records and one for the merged and full stages,
+`sdcsession.risk.robust._fastmcd.Stages`: the candidates of
+`sdcsession.risk.robust._fastmcd.candidates`) and its last stage (the candidates iterated to
 convergence, `sdcsession.risk.robust._fastmcd.finish`, with the ``memo`` shared by the runs).
-The calling thread finishes the runs one by one in run order, counts the votes and stops as
-soon as the modal subset is certain (`sdcsession.risk.numeric._rmd_runs.certain`: no other
-subset can overtake it, the tie rule included); the start stages of the runs that the vote
-needs in any case (half the runs and one before the first decision is possible; later, the
-fewest runs before it can be decided), plus ``AHEAD`` beyond, are computed by the calling
-thread and ``workers − 1`` helpers of a kept pool, group by group
-(`sdcsession.risk.numeric._rmd_runs.Runs`).
-The subset chosen, the shared ``memo`` and any error raised are those of the plain loop of all
-runs. ``AHEAD = 0``: no run is computed in vain (the vote usually ends as early as it can, so a
-run computed ahead was mostly wasted, and on a busy machine it delays the others).
+The calling thread finishes the runs one by one in run order, counts the votes and stops as soon
+as the modal subset is certain (`sdcsession.risk.numeric._rmd_runs.certain`: no other subset can
+overtake it, the tie rule included); the start stages of the runs that the vote needs in any
+case (half the runs and one before the first decision is possible; later, the fewest runs before
+it can be decided), plus ``AHEAD`` beyond, are computed by the calling thread and
+``workers − 1`` helpers of a kept pool, group by group
+(`sdcsession.risk.numeric._rmd_runs.Runs`). The subset chosen, the shared ``memo`` and any error
+raised are those of the plain loop of all runs. ``AHEAD = 0``: no run is computed in vain (the
+vote usually ends as early as it can, so a run computed ahead was mostly wasted, and on a busy
+machine it delays the others).
 
 Cache: the fit depends only on the standardised original, the search settings and the factors,
 so the last ``CACHE_SIZE`` fits are kept under a digest (SHA-256) of the array's bytes, its

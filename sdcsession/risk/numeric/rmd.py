@@ -43,8 +43,8 @@ reweighting factor (``mcd_factors="robustbase"``); the sdcMicro 5.8.1 reference 
 0.95-0.
 
 Cost: the ``runs`` FastMCD searches dominate (a few milliseconds each at 10,000 records); their
-random-start stages run in the calling thread and a helper thread, and the fit is cached per
-original and settings
+random-start stages run in the calling thread and a helper thread, which share the groups of
+records of each search, and the fit is cached per original and settings
 (`sdcsession.risk.numeric._rmd_mcd`). RMDID2 only asks whether another masked record lies within
 k2, which a grid of cells of side k2 answers without nearest-neighbour distances
 (`sdcsession.risk.numeric._rmd_near`; the same answer as the k-d tree's distances, bit for bit).
@@ -179,7 +179,7 @@ def rmd_risk(
         thread and a helper thread (the result does not depend on it), and the last four MCD
         fits are cached under a SHA-256 digest of the standardised original and these
         settings: a session computing the risk after every step against the same original
-        pays the search once (about 0.05 s of CPU at 10,000 records; a repeat call about
+        pays the search once (about 0.04 s of CPU at 10,000 records; a repeat call about
         0.005 s). Neither changes any result (a cached fit is handed out as a copy).
     mcd_factors : robustbase's reweighting factor of version 0.95 (sdcMicro 5.8.1 reference) or of
         0.99 and later.

@@ -6,18 +6,18 @@ record order; ties at the h-th smallest value go to the first records, and NaN d
 (overflow) come after every number. Only the value of the h-th smallest distance is searched
 (the subset is then one pass over the records), so any exact selection algorithm gives the same
 subset. The value is bracketed, not sorted: two order statistics of an evenly spaced sample
-(m/32 values, 16 to 44) give the first guesses around rank h (Floyd & Rivest 1975);
-each pass over the records counts the values up to two guesses (branch-free, vectorised) and
-keeps the tightest bounds L < v_h ≤ H known by their counts; the next guesses interpolate
-between L and H at rank h ± √(values in between), in log d2 once L > 0 (the C-steps'
-distances are skewed, with far outliers: interpolated linearly, the upper guesses crept down
-one pass at a time, 4.5 passes on average at 300 records and 7 at 10,000; in log d2, 2.7 and
-3.1). Once at most 32 values remain in (L, H], one pass gathers them and v_h is picked
-among them. The first pass also looks for NaN values; the later ones only count. The order statistics of the sample and of the values gathered are found by
-counting, for each value, the values up to it (`_ranked2`: no data-dependent branch, where a
-quickselect on a few dozen values mispredicts most of its branches; the larger sample of
-earlier versions made the sample cost more than the passes). Distances with NaN take the
-reference path `_select_ref` (one Hoare quickselect, NaN records last).
+(m/32 values, 16 to 44) give the first guesses around rank h (Floyd & Rivest 1975); each pass
+over the records counts the values up to two guesses (branch-free, vectorised) and keeps the
+tightest bounds L < v_h ≤ H known by their counts; the next guesses interpolate between L and H
+at rank h ± √(values in between), in log d2 once L > 0 (the C-steps' distances are skewed, with
+far outliers: interpolated linearly, the upper guesses crept down one pass at a time, 4.5 passes
+on average at 300 records and 7 at 10,000; in log d2, 2.7 and 3.1). Once at most 32 values
+remain in (L, H], one pass gathers them and v_h is picked among them. The first pass also looks
+for NaN values; the later ones only count. The order statistics of the sample and of the values
+gathered are found by counting, for each value, the values up to it (`_ranked2`: no
+data-dependent branch, where a quickselect on a few dozen values mispredicts most of its branches;
+the larger sample of earlier versions made the sample cost more than the passes). Distances with
+NaN take the reference path `_select_ref` (one Hoare quickselect, NaN records last).
 
 Reference: Floyd, R. W. & Rivest, R. L. (1975) Expected time bounds for selection,
 Communications of the ACM 18, 165–172.
