@@ -184,7 +184,7 @@ def candidates(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator, e
     full = 0 if n <= FULL_ALL else (KEEP_FULL if n * p <= KEEP_FULL_NP else 1)
     mus, covs, status = stages(x, pool, sizes, count, keys, h_group, h_merged, h, full, KEEP,
                                exact_fit == "ridge", np.zeros(1, np.bool_) if stop is None
-                               else stop)
+                               else stop, -1, np.zeros((0, p)), np.zeros((0, p, p)))
     if status == STOPPED:
         return None
     if status == EXACT_FIT:
@@ -199,9 +199,9 @@ class Stages:
     can share: the groups, in any order and on any thread (`claim`, `group`), then the merged
     and full stages, run by the thread that completes the last group (`group` returns True:
     call `complete`). The random numbers are drawn when the object is made, in the staged
-    search's order, and each group's compiled stage (``group_stage`` of
-    `sdcsession.risk.robust._fastmcd_stages`) is the one `candidates` runs, so the candidates
-    are the same bit for bit whichever threads compute the groups. ``stop`` (a one-element
+    search's order, and each group's compiled stage is the one `candidates` runs (``stages`` of
+    `sdcsession.risk.robust._fastmcd_stages` for one group, then for the last stages), so the
+    candidates are the same bit for bit whichever threads compute the groups. ``stop`` (a one-element
     bool array): once set, no group is handed out and `complete` gives None.
 
     Example
@@ -250,15 +250,19 @@ class Stages:
         """Whether a group can still be claimed."""
         return self._next < len(self.parts) and not self.stop[0]
 
+    def _stages(self, part: int, mus: np.ndarray, covs: np.ndarray) -> tuple:
+        """The compiled ``stages`` for ``part`` (a group, or -2: the last stages)."""
+        from ._fastmcd_stages import stages
+
+        keys = self.keys if self.keys is not None else np.zeros(0)  # freed after the groups
+        return stages(self.x, self.pool, self.sizes, self.count, keys, self.h_group,
+                      self.h_merged, self.h, self.full, KEEP, self.ridge, self.stop, part, mus,
+                      covs)
+
     def group(self, g: int) -> bool:
         """Compute group g (claimed); True when it was the last group to finish."""
-        from ._fastmcd_stages import group_stage
-
-        m = int(self.sizes[g])
-        at = int(self.starts[g]) * self.count
-        block = self.keys[at:at + self.count * m].reshape((self.count, m))
-        self.parts[g] = group_stage(self.x, self.pool, int(self.starts[g]), m, block,
-                                    self.h_group, KEEP, self.ridge)
+        p = self.x.shape[1]
+        self.parts[g] = self._stages(g, np.zeros((0, p)), np.zeros((0, p, p)))
         with self._lock:
             self._left -= 1
             last = self._left == 0
@@ -270,20 +274,18 @@ class Stages:
     def complete(self) -> tuple[np.ndarray, np.ndarray] | None:
         """The candidates (means, covariances) after the groups: the merged and full stages;
         None when the search was stopped. Raises the exact-fit error of `candidates`."""
-        from ._fastmcd_stages import EXACT_FIT, STOPPED, last_stages
+        from ._fastmcd_stages import EXACT_FIT, STOPPED
 
-        if self.stop[0]:
+        if self.stop[0] or any(part[2] == STOPPED for part in self.parts):
             return None
-        if any(part[2] for part in self.parts):
+        if any(part[2] == EXACT_FIT for part in self.parts):
             raise MeasureError(
                 "mcd: more than half of the records lie on a hyperplane (singular covariance of "
                 "the h-subset: exact fit)")
         p = self.x.shape[1]
         mus = np.concatenate([part[0] for part in self.parts]).reshape(-1, p)
         covs = np.concatenate([part[1] for part in self.parts]).reshape(-1, p, p)
-        mus, covs, status = last_stages(self.x, self.pool, len(self.pool), mus, covs,
-                                        self.h_merged, self.h, self.full, KEEP, self.ridge,
-                                        self.stop)
+        mus, covs, status = self._stages(-2, mus, covs)
         if status == STOPPED:
             return None
         if status == EXACT_FIT:

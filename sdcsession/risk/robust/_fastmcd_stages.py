@@ -173,37 +173,51 @@ def last_stages(x, pool, n_pool, mus, covs, h_merged, h, full_keep, keep, ridge,
 
 
 @_njit
-def stages(x, pool, sizes, count, keys, h_group, h_merged, h, full_keep, keep, ridge, stop):
+def stages(x, pool, sizes, count, keys, h_group, h_merged, h, full_keep, keep, ridge, stop,
+           part, mus_in, covs_in):
     """The candidates' means and covariances after the start stages (module docstring), and
     the status (READY, EXACT_FIT or STOPPED): `group_stage` for each group in turn, then
     `last_stages`. ``h_merged`` < 0: one group, no merged stage; ``full_keep`` > 0: one C-step
-    on all records keeping that many."""
+    on all records keeping that many. ``part`` = -1: all of it (``mus_in``, ``covs_in`` are not
+    used); ``part`` = g >= 0: group g alone (its candidates and status); ``part`` = -2: the
+    last stages alone, from the groups' candidates ``mus_in``, ``covs_in`` (in group order).
+    One compiled entry for every use: a fresh process loads one kernel from numba's cache for
+    the whole search, whether one thread runs it or several share its groups."""
     p = x.shape[1]
     n_groups = sizes.shape[0]
     empty_mu = np.zeros((0, p))
     empty_cov = np.zeros((0, p, p))
+    if part == -2:
+        n_pool = 0
+        for g in range(n_groups):
+            n_pool += sizes[g]
+        return last_stages(x, pool, n_pool, mus_in, covs_in, h_merged, h, full_keep, keep,
+                           ridge, stop)
     parts_mu = []
     parts_cov = []
     n_found = 0
     start = 0
     key_at = 0
     for g in range(n_groups):
-        if stop[0]:
-            return empty_mu, empty_cov, STOPPED
         m = sizes[g]
-        block = keys[key_at:key_at + count * m].reshape((count, m))
-        mu1, cov1, bad = group_stage(x, pool, start, m, block, h_group, keep, ridge)
-        if bad:
-            return empty_mu, empty_cov, EXACT_FIT
-        parts_mu.append(mu1)
-        parts_cov.append(cov1)
-        n_found += mu1.shape[0]
+        if part < 0 or g == part:
+            if stop[0]:
+                return empty_mu, empty_cov, STOPPED
+            block = keys[key_at:key_at + count * m].reshape((count, m))
+            mu1, cov1, bad = group_stage(x, pool, start, m, block, h_group, keep, ridge)
+            if bad:
+                return empty_mu, empty_cov, EXACT_FIT
+            if g == part:
+                return mu1, cov1, READY
+            parts_mu.append(mu1)
+            parts_cov.append(cov1)
+            n_found += mu1.shape[0]
         start += m
         key_at += count * m
     mus = np.empty((n_found, p))
     covs = np.empty((n_found, p, p))
     at = 0
-    for g in range(n_groups):
+    for g in range(len(parts_mu)):
         for s in range(parts_mu[g].shape[0]):
             mus[at] = parts_mu[g][s]
             covs[at] = parts_cov[g][s]
