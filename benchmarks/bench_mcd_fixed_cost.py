@@ -110,8 +110,11 @@ free, the one finishing the last group runs the merged and full stages): handed 
 the helper sat idle while the calling thread computed the run the vote needed last (a
 simulation of this file's vote, A A A B A B A, with 3.5 ms per run's stages and 0.6 ms per
 last stage: 18.2 ms of searches with a third of it one core idle; by groups about 16 ms).
-The frames are read without a column selection when they hold just those columns (0.21 ->
-0.007 ms each). A/B against the previous commit (exported beside it, run alternately, 3
+The groups and the last stages are parts of the one compiled ``stages`` (one kernel to load
+in a fresh process, as before; two separate kernels took 0.05-0.09 s more to load), and a
+run's random keys go to a buffer reused once its groups are done (at most four kept). The
+frames are read without a column selection when they hold just those columns (0.21 -> 0.007
+ms each). A/B against the previous commit (exported beside it, run alternately, 3
 rounds, best CPU of 21 first calls, machine shared with other jobs at load 7.5-8.4 on 2
 cores, so the wall times say nothing): rmd_risk runs=10 at 10,000 records CPU 42.9 / 45.9 /
 63.1 ms -> 41.0 / 41.8 / 41.4 ms (two threads), 41.7 / 44.2 / 67.6 -> 40.6 / 41.1 / 41.0 ms
@@ -122,7 +125,8 @@ runs=10 first call best wall 0.063 s / median 0.084 s, CPU 0.041 s; one thread 0
 s, CPU 0.041 s; repeat call 0.003 s (CPU 0.003 s; 0.008 / 0.004 s before: the frames'
 reading); runs=1 0.014 s (CPU 0.009 s); mv_top_code 0.014 s (CPU 0.008 s); at 1,000 records
 first call 0.034 / 0.041 s, CPU 0.024 s. Fresh process: rmd_risk 1.35-1.7 s, mv_top_code
-2.8-3.6 s (load 6-7).
+2.8-3.6 s (load 6-7). At load 9.7-10.2 the same script gave first call 0.086 / 0.106 s, CPU
+0.052 s (one thread 0.116 / 0.146 s, CPU 0.057 s): CPU time too grows with the load.
 What remains: 7 searches of about 4 ms of CPU each (the 1,000 C-steps on the groups of 300
 records about 1.4 ms, their random keys and start fits 0.5 ms, the merged stage 0.6 ms, the
 screen on all records 0.5 ms, the last stage 0.4-1 ms) and about 4.5 ms outside (RMDID2's

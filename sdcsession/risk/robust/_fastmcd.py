@@ -201,8 +201,8 @@ class Stages:
     call `complete`). The random numbers are drawn when the object is made, in the staged
     search's order, and each group's compiled stage is the one `candidates` runs (``stages`` of
     `sdcsession.risk.robust._fastmcd_stages` for one group, then for the last stages), so the
-    candidates are the same bit for bit whichever threads compute the groups. ``stop`` (a one-element
-    bool array): once set, no group is handed out and `complete` gives None.
+    candidates are the same bit for bit whichever threads compute the groups. ``stop`` (a
+    one-element bool array): once set, no group is handed out and `complete` gives None.
 
     Example
     -------
@@ -311,10 +311,13 @@ def _keys_buffer(size: int) -> np.ndarray:
 
 
 def _keys_free(keys: np.ndarray) -> None:
-    """Give a search's key buffer back (at most four are kept)."""
+    """Give a search's key buffer back (at most four are kept, each of at most ``_KEPT``
+    values as the per-thread buffer of `sdcsession.risk.robust._fastmcd_stages.draw`)."""
+    from ._fastmcd_stages import _KEPT
+
     buf = keys if keys.base is None else keys.base
     with _keys_lock:
-        if len(_free_keys) < 4:
+        if len(_free_keys) < 4 and 0 < buf.size <= _KEPT:
             _free_keys.append(buf)
 
 
