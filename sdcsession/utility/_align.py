@@ -38,6 +38,7 @@ __all__ = [
     "resolve_columns",
     "paired",
     "numeric_matrix",
+    "shares_values",
     "is_numeric_column",
     "encode_pair",
     "encode_one",
@@ -224,6 +225,34 @@ def paired(original: pd.DataFrame, masked: pd.DataFrame, measure: str) -> pd.Dat
         f"{len(oi)} and {len(mi)} records ({'; '.join(parts)}); use a distributional measure "
         "or align the files first"
     )
+
+
+def _buffer(s: pd.Series) -> tuple | None:
+    """Where the values of ``s`` live (data address, shape, strides) when they are one numpy
+    array (numbers, or a categorical's codes), else None."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        a = s.array.codes
+    elif isinstance(s.dtype, np.dtype):
+        a = s.to_numpy()
+    else:
+        return None
+    return (a.__array_interface__["data"][0], a.shape, a.strides) if isinstance(a, np.ndarray) \
+        else None
+
+
+def shares_values(a: pd.Series, b: pd.Series) -> bool:
+    """Whether two columns of the same dtype read the same memory (numbers, or a categorical's
+    codes): then they hold the same values, position by position, without a pass over them
+    (frames share the columns a treatment left alone). False says nothing.
+
+    >>> o = pd.DataFrame({"x": [1.0, None]})
+    >>> shares_values(o["x"], o.assign(y=1)["x"]), shares_values(o["x"], o["x"] + 0)
+    (True, False)
+    """
+    if a.dtype != b.dtype:
+        return False
+    ba = _buffer(a)
+    return ba is not None and ba == _buffer(b)
 
 
 def is_numeric_column(s: pd.Series) -> bool:
