@@ -1,10 +1,11 @@
 """Shared work behind a comparison gives the same doubles as the work done afresh.
 
 IL1s keeps the original's exact sums in a per-original cache and adds no difference pass for a
-file against itself; λ skips the distances of a column both files share; the scaled covariance
-of eigen takes the plain mean of a matrix without missing values; within `reuse_matrices` the
-numeric matrix of a frame and its standard deviations are built once. Each must equal, bit for
-bit, what the previous form computed (written out here) or the Dask path's parts.
+file against itself; λ and the missing-value counts skip a column both files share; the scaled
+covariance of eigen takes the plain mean of a matrix without missing values; within
+`reuse_matrices` the numeric matrix of a frame and its standard deviations are built once. Each
+must equal, bit for bit, what the previous form computed (written out here) or the Dask path's
+parts.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 
 from sdcsession.errors import MeasureError
 from sdcsession.utility._align import numeric_matrix, shares_values
+from sdcsession.utility.categorical.measures import missing_values
 from sdcsession.utility.continuous import _numeric
 from sdcsession.utility.continuous._numeric import (
     REUSE_MAX,
@@ -145,6 +147,16 @@ def test_il_variables_shared_columns_equal_copies():
             il_variables(inf, masked)
     with pytest.raises(MeasureError, match="'k' is continuous but the original"):
         il_variables(o, o, types={"k": "continuous"})
+
+
+def test_missing_values_of_shared_columns_equal_copies():
+    o = pd.DataFrame({"k": pd.Categorical(["a", None, "b", "a"]), "x": [1.0, np.nan, 2.0, 3.0]})
+    m = o.assign(k=o["k"].where([True, True, False, True]))   # x shared, one k suppressed
+    shared = missing_values(o, m)
+    assert shared.equals(missing_values(o, m.copy(deep=True)))
+    assert shared["m"].tolist() == [1, 0] and shared["missing_masked"].tolist() == [2, 1]
+    assert missing_values(o, o)["m"].tolist() == [0, 0]
+    assert missing_values(o, o)["missing_original"].tolist() == [1, 1]
 
 
 def test_reuse_matrices_shares_within_the_block_only():

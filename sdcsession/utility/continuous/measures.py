@@ -298,7 +298,8 @@ def _pairwise_scaled_cov(x: np.ndarray, cols: Sequence[Hashable], measure: str, 
         raise MeasureError(f"{measure}: fewer than two records in the {which} file")
     sd, missing = _sd_missing(x, cols, measure, which)
     # without a missing value, nanmean is mean (the same sum per column, divided by n): no copy
-    xs = (x - (np.nanmean(x, axis=0) if missing else x.mean(axis=0))) / sd
+    xs = x - (np.nanmean(x, axis=0) if missing else x.mean(axis=0))
+    xs /= sd  # in place: the same quotients, one temporary less
     obs = ~np.isnan(xs)
     if obs.all():
         return np.atleast_2d(np.cov(xs, rowvar=False))
