@@ -183,7 +183,8 @@ def _lambda_continuous(o: pd.Series, m: pd.Series, col: Hashable, sdcmicro: bool
     x = _continuous_values(o, col, "original")
     z = _continuous_values(m, col, "masked")
     na_x, na_z = np.isnan(x), np.isnan(z)
-    v = np.abs(x - z)
+    v = x - z
+    np.abs(v, out=v)  # in place: the same values, fewer temporaries
     one = na_x != na_z
     if one.any():
         if na_x.all() or na_z.all():
@@ -200,5 +201,8 @@ def _lambda_continuous(o: pd.Series, m: pd.Series, col: Hashable, sdcmicro: bool
             so = na_x & ~na_z
             medz, loz, hiz = np.nanmedian(z), np.nanmin(z), np.nanmax(z)
             v[so] = np.abs(np.where(z[so] <= medz, hiz, loz) - z[so])
-    v[na_x & na_z] = 0.0
-    return (2.0 / np.pi) * np.arctan(v)
+    if na_x.any():
+        v[na_x & na_z] = 0.0
+    np.arctan(v, out=v)
+    v *= 2.0 / np.pi  # (2/π) · arctan, each product as before
+    return v
