@@ -307,10 +307,10 @@ class EncodedPair:
 
 def _codes_of(s: pd.Series, cats: pd.Index) -> np.ndarray:
     if isinstance(s.dtype, pd.CategoricalDtype):
-        own = s.cat.codes.to_numpy().astype(np.int64)
+        # one lookup: own code i -> position of category i in cats, the last entry (-1) for
+        # the missing code -1
         mapping = cats.get_indexer(s.cat.categories).astype(np.int64)
-        out = np.where(own >= 0, mapping[np.maximum(own, 0)] if len(mapping) else -1, -1)
-        return out.astype(np.int64)
+        return np.append(mapping, np.int64(-1))[s.array.codes]
     return cats.get_indexer(s).astype(np.int64)
 
 

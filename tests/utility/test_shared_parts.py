@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sdcsession.errors import MeasureError
-from sdcsession.utility._align import numeric_matrix, shares_values
+from sdcsession.utility._align import _codes_of, numeric_matrix, shares_values
 from sdcsession.utility.categorical.measures import missing_values
 from sdcsession.utility.continuous import _numeric
 from sdcsession.utility.continuous._numeric import (
@@ -173,6 +173,22 @@ def test_lambda_continuous_equals_the_previous_form(pair):
     for c in o.columns:
         d = lambda_continuous_previous(o[c].to_numpy(), m[c].to_numpy())
         assert got.by_variable[c] == float(d.sum() / len(o))
+
+
+def test_category_codes_on_a_union_equal_the_previous_form():
+    r = np.random.default_rng(8)
+    for k in (0, 1, 7, 300):
+        names = [f"c{i}" for i in range(k)]
+        s = pd.Series(pd.Categorical(r.choice(names + [None], 400) if k else [None] * 400,
+                                     categories=names))
+        for cats in (pd.Index([f"c{i}" for i in r.permutation(k + 3)]), pd.Index(names),
+                     pd.Index([], dtype=object)):
+            own = s.cat.codes.to_numpy().astype(np.int64)
+            mapping = cats.get_indexer(s.cat.categories).astype(np.int64)
+            previous = np.where(own >= 0, mapping[np.maximum(own, 0)] if len(mapping) else -1,
+                                -1).astype(np.int64)
+            got = _codes_of(s, cats)
+            assert got.dtype == np.int64 and np.array_equal(got, previous)
 
 
 def test_missing_values_of_shared_columns_equal_copies():
