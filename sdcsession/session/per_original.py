@@ -55,7 +55,8 @@ def gdu_cache(original: Any) -> dict:
 def same_values(a: pd.Series, b: pd.Series) -> bool:
     """``a.equals(b)`` for two columns of frames with equal indexes; two columns of the same
     dtype reading the same memory (a column a treatment left alone: frames share their
-    unchanged columns) are equal without a pass over the values.
+    unchanged columns) are equal without a pass over the values. Missing values: equal when
+    missing in the same places.
 
     >>> o = pd.DataFrame({"x": [1.0, None]})
     >>> same_values(o["x"], o.assign(y=1)["x"]), same_values(o["x"], o["x"] + 1)

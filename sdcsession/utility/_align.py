@@ -243,7 +243,8 @@ def _buffer(s: pd.Series) -> tuple | None:
 def shares_values(a: pd.Series, b: pd.Series) -> bool:
     """Whether two columns of the same dtype read the same memory (numbers, or a categorical's
     codes): then they hold the same values, position by position, without a pass over them
-    (frames share the columns a treatment left alone). False says nothing.
+    (frames share the columns a treatment left alone). False says nothing. Missing values: read
+    like any other value (missing in the same places, as `pandas.Series.equals` counts them).
 
     >>> o = pd.DataFrame({"x": [1.0, None]})
     >>> shares_values(o["x"], o.assign(y=1)["x"]), shares_values(o["x"], o["x"] + 0)

@@ -54,7 +54,8 @@ def reuse_matrices() -> Iterator[None]:
 def shared_matrix(df: pd.DataFrame, columns: Sequence[Hashable], measure: str, which: str
                   ) -> np.ndarray:
     """`numeric_matrix` of ``df``; within `reuse_matrices`, built once per frame and columns
-    (read-only). A MeasureError is raised again on every call (never kept)."""
+    (read-only). A MeasureError is raised again on every call (never kept). Missing values: NaN,
+    as `numeric_matrix` writes them."""
     memo = _REUSE.get()
     if memo is None:
         return numeric_matrix(df, columns, measure, which)

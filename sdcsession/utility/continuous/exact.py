@@ -75,6 +75,7 @@ def original_parts(x: np.ndarray) -> dict[str, Any]:
     """The original's side of IL1s on one in-memory block ``x``: ``{"first": {"n": records},
     "x": the pair_parts of x around its exact means (diagonal)}`` — the same sums as the
     ``"x"`` entries of `first_parts` and `second_parts` (what `il1s_from_parts` reads of them).
+    Missing values: NaN is left out of each column's counts and sums.
 
     >>> original_parts(np.array([[1.0], [3.0]]))["x"]["n"].tolist()
     [[2]]
@@ -86,6 +87,7 @@ def original_parts(x: np.ndarray) -> dict[str, Any]:
 def abs_parts(x: np.ndarray, z: np.ndarray, *, same: bool = False) -> list:
     """Per column, the exact sum of ``|x − z|`` over the records observing both (the ``"abs"``
     entry of `second_parts`); ``same=True`` (``z`` is ``x``): every sum is 0, no pass.
+    Missing values: a record missing in either block is left out of that column's sum.
 
     >>> abs_parts(np.array([[1.0], [3.0]]), np.array([[2.0], [np.nan]]))
     [(1, 0)]
