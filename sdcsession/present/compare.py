@@ -40,6 +40,7 @@ from ..session.views.scenario_measures import (  # the measure columns live in t
     MeasureSpec,
     default_measures,
     frontier_positions,
+    measure_block,
     pick_loss,
 )
 from ..session.views.scenario_measures import measure_specs as _specs
@@ -97,12 +98,16 @@ def compare(*items: Any, measures: Any = None, original: bool = False) -> Compar
     specs = _specs(measures, states)
     rows = []
     failed: dict[str, str] = {}
-    for name, step in sc:
-        row: dict[str, Any] = {"scenario": name, "step": step.id, "depth": step.depth,
-                               "steps": steps_text(step)}
-        for m in specs:
-            row[m.column] = _value(m, step.state, name, failed)
-        rows.append(row)
+    with measure_block():  # one numeric matrix per frame, shared by the measures of a state
+        for name, step in sc:
+            row: dict[str, Any] = {"scenario": name, "step": step.id, "depth": step.depth,
+                                   "steps": steps_text(step)}
+            for m in specs:
+                row[m.column] = _value(m, step.state, name, failed)
+            rows.append(row)
+        root = sc[0][1].path()[0] if sc else None
+        anchors = {m.column: _value(m, root.state, "original", {}) for m in specs} \
+            if root is not None and len(roots) == 1 else {}
     cols = ["scenario", "step", "depth", "steps"] + [m.column for m in specs]
     df = pd.DataFrame(rows, columns=cols)
     for m in specs:  # counts stay integers when every scenario has one
@@ -115,9 +120,7 @@ def compare(*items: Any, measures: Any = None, original: bool = False) -> Compar
         warnings.warn(f"compare: some measures could not be computed (NaN): {msg}", SdcWarning,
                       stacklevel=user_stacklevel())
     if sc:
-        root = sc[0][1].path()[0]
-        df.attrs["original"] = {m.column: _value(m, root.state, "original", {})
-                                for m in specs} if len(roots) == 1 else {}
+        df.attrs["original"] = anchors
     df.attrs["roles"] = {m.column: m.role for m in specs}
     return df
 

@@ -38,6 +38,7 @@ __all__ = [
     "resolve_columns",
     "paired",
     "numeric_matrix",
+    "shares_values",
     "is_numeric_column",
     "encode_pair",
     "encode_one",
@@ -226,6 +227,35 @@ def paired(original: pd.DataFrame, masked: pd.DataFrame, measure: str) -> pd.Dat
     )
 
 
+def _buffer(s: pd.Series) -> tuple | None:
+    """Where the values of ``s`` live (data address, shape, strides) when they are one numpy
+    array (numbers, or a categorical's codes), else None."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        a = s.array.codes
+    elif isinstance(s.dtype, np.dtype):
+        a = s.to_numpy()
+    else:
+        return None
+    return (a.__array_interface__["data"][0], a.shape, a.strides) if isinstance(a, np.ndarray) \
+        else None
+
+
+def shares_values(a: pd.Series, b: pd.Series) -> bool:
+    """Whether two columns of the same dtype read the same memory (numbers, or a categorical's
+    codes): then they hold the same values, position by position, without a pass over them
+    (frames share the columns a treatment left alone). False says nothing. Missing values: read
+    like any other value (missing in the same places, as `pandas.Series.equals` counts them).
+
+    >>> o = pd.DataFrame({"x": [1.0, None]})
+    >>> shares_values(o["x"], o.assign(y=1)["x"]), shares_values(o["x"], o["x"] + 0)
+    (True, False)
+    """
+    if a.dtype != b.dtype:
+        return False
+    ba = _buffer(a)
+    return ba is not None and ba == _buffer(b)
+
+
 def is_numeric_column(s: pd.Series) -> bool:
     """True for real/integer columns (not bool, not categorical)."""
     dt = s.dtype
@@ -278,10 +308,10 @@ class EncodedPair:
 
 def _codes_of(s: pd.Series, cats: pd.Index) -> np.ndarray:
     if isinstance(s.dtype, pd.CategoricalDtype):
-        own = s.cat.codes.to_numpy().astype(np.int64)
+        # one lookup: own code i -> position of category i in cats, the last entry (-1) for
+        # the missing code -1
         mapping = cats.get_indexer(s.cat.categories).astype(np.int64)
-        out = np.where(own >= 0, mapping[np.maximum(own, 0)] if len(mapping) else -1, -1)
-        return out.astype(np.int64)
+        return np.append(mapping, np.int64(-1))[s.array.codes]
     return cats.get_indexer(s).astype(np.int64)
 
 

@@ -31,6 +31,7 @@ from ._align import (
     is_numeric_column,
     paired,
     resolve_columns,
+    shares_values,
 )
 from .categorical.measures import _ordinal_steps
 
@@ -125,7 +126,11 @@ def il_variables(
             raise ParameterError(
                 f"{name}: type of {c!r} must be 'nominal', 'ordinal' or 'continuous', got {t!r}"
             )
-        if t == "continuous":
+        if t != "ordinal" and shares_values(o, m):  # the same values: λ_j = 0 / n
+            if t == "continuous":  # checked as below
+                _continuous_values(o, c, "original")
+            d = np.zeros(1)
+        elif t == "continuous":
             d = _lambda_continuous(o, m, c, sdcmicro)
         else:
             enc = encode_pair(o, m)
@@ -155,6 +160,19 @@ def il_variables(
     return ILVariables(float(by_var.mean()), by_var, used)
 
 
+def _continuous_values(s: pd.Series, col: Hashable, which: str) -> np.ndarray:
+    """The values of a continuous column as floats (NaN = missing); MeasureError for a column
+    that is not numeric or holds an infinity."""
+    if not is_numeric_column(s):
+        raise MeasureError(
+            f"il_variables: {col!r} is continuous but the {which} column has dtype {s.dtype}"
+        )
+    x = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    if np.isinf(x).any():
+        raise MeasureError(f"il_variables: infinite values in {col!r}")
+    return x
+
+
 def _lambda_continuous(o: pd.Series, m: pd.Series, col: Hashable, sdcmicro: bool) -> np.ndarray:
     name = "il_variables"
     for s, which in ((o, "original"), (m, "masked")):
@@ -162,12 +180,11 @@ def _lambda_continuous(o: pd.Series, m: pd.Series, col: Hashable, sdcmicro: bool
             raise MeasureError(
                 f"{name}: {col!r} is continuous but the {which} column has dtype {s.dtype}"
             )
-    x = o.to_numpy(dtype=np.float64, na_value=np.nan)
-    z = m.to_numpy(dtype=np.float64, na_value=np.nan)
-    if np.isinf(x).any() or np.isinf(z).any():
-        raise MeasureError(f"{name}: infinite values in {col!r}")
+    x = _continuous_values(o, col, "original")
+    z = _continuous_values(m, col, "masked")
     na_x, na_z = np.isnan(x), np.isnan(z)
-    v = np.abs(x - z)
+    v = x - z
+    np.abs(v, out=v)  # in place: the same values, fewer temporaries
     one = na_x != na_z
     if one.any():
         if na_x.all() or na_z.all():
@@ -184,5 +201,8 @@ def _lambda_continuous(o: pd.Series, m: pd.Series, col: Hashable, sdcmicro: bool
             so = na_x & ~na_z
             medz, loz, hiz = np.nanmedian(z), np.nanmin(z), np.nanmax(z)
             v[so] = np.abs(np.where(z[so] <= medz, hiz, loz) - z[so])
-    v[na_x & na_z] = 0.0
-    return (2.0 / np.pi) * np.arctan(v)
+    if na_x.any():
+        v[na_x & na_z] = 0.0
+    np.arctan(v, out=v)
+    v *= 2.0 / np.pi  # (2/π) · arctan, each product as before
+    return v

@@ -9,6 +9,7 @@ the kernel run on the state's own data.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import sdcsession as sdc
@@ -94,3 +95,62 @@ def test_cached_original_side_gives_the_same_figures():
             assert fn(df, x, cache=cache) == fn(df, x) > 0            # reused: bit for bit
     with pytest.raises(sdc.MeasureError, match="singular"):
         eigen_difference(df.assign(expend=df["income"]), m, cache={})
+
+
+def from_scratch(st) -> dict:
+    """The compare figures of a state, computed by the kernels on its own data (no cache)."""
+    from sdcsession.utility.continuous.measures import il1s
+
+    o, m = st.original[NUM], st.data[NUM]
+    return {"il1s": il1s(o, m), "eigen": eigen_difference(o, m), "il_correl": il_correl(o, m),
+            "lambda": lam_from_scratch(st),
+            "expected_reidentifications": exact_sum(sdc.risk.individual_risk(
+                st.data, KEYS, weight="w").to_numpy())}
+
+
+def test_compare_after_undo_branch_and_checkout_equals_a_fresh_computation():
+    from sdcsession.present.compare import compare
+
+    df = sdc.datasets.synthetic_survey(300, seed=11)
+    s = sdc.SdcSession(df, keys=KEYS, numeric=NUM, weight="w", household="hid", seed=5)
+    cats = [str(c) for c in df["age5"].cat.categories]
+    s.recode("age5", {c: cats[i - 1] for i, c in enumerate(cats) if i % 2 == 1})
+    b = s.branch("noise")
+    b.undo()
+    b.add_noise(NUM, noise=0.2, warn_domain=False)
+    cols = ["il1s", "eigen", "il_correl", "lambda", "expected_reidentifications"]
+
+    def check(*sessions):
+        t = compare(*sessions, measures=cols)
+        for i, sess in enumerate(sessions):
+            want = from_scratch(sess.state)
+            assert {c: t[c].iloc[i] for c in cols} == want     # bit for bit
+        return t
+
+    t1 = check(s, b)
+    assert t1["il1s"].iloc[0] == 0.0 < t1["il1s"].iloc[1]
+    s.undo()                                   # HEAD: the original
+    check(s, b)
+    s.redo()
+    c = s.branch("more").add_noise(["income"], noise=0.6, warn_domain=False)
+    check(s, b, c)
+    s.checkout(0)
+    check(s, c)
+    b.undo()                                   # the noise branch back at the original
+    t2 = check(b, c)
+    assert t2["eigen"].iloc[0] == 0.0 and t2["eigen"].iloc[1] > 0
+
+
+def test_observed_counts_are_the_states_own():
+    from sdcsession.session.views._numeric_columns import numeric_columns
+
+    o = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [1.0, np.nan, np.nan], "z": [4.0, 5.0, 6.0]})
+    assert numeric_columns(o, o, ["x", "y", "z"], observed=True) == ["x", "z"]
+    assert numeric_columns(o, o.assign(y=[1.0, 2.0, 3.0]), ["x", "y"], observed=True) == ["x"]
+    filled = o.assign(y=[1.0, 2.0, 3.0])
+    assert numeric_columns(filled, filled, ["y"], observed=True) == ["y"]   # another original
+    # a current frame whose column lost its values leaves the measures; a shared one counts as
+    # the original's
+    assert numeric_columns(o, o.assign(x=[np.nan, np.nan, 1.0]), ["x", "z"],
+                           observed=True) == ["z"]
+    assert numeric_columns(o, o.assign(w=1), ["x", "z"], observed=True) == ["x", "z"]

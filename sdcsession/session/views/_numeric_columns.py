@@ -20,6 +20,8 @@ from collections.abc import Iterable
 
 import pandas as pd
 
+from ..per_original import same_values, slot
+
 __all__ = ["numeric_columns"]
 
 
@@ -40,6 +42,17 @@ def numeric_columns(original: pd.DataFrame, current: pd.DataFrame, cols: Iterabl
     out = [c for c in cols if c in original.columns and c in current.columns
            and _number(original[c]) and _number(current[c])]
     if observed:
-        out = [c for c in out
-               if original[c].notna().sum() >= 2 and current[c].notna().sum() >= 2]
+        out = [c for c in out if _observed(original, original, c) >= 2
+               and _observed(original, current, c) >= 2]
     return out
+
+
+def _observed(original: pd.DataFrame, frame: pd.DataFrame, c: str) -> int:
+    """The number of observed values of column ``c`` of ``frame``: the original's counted once
+    per original (kept with it), shared by a frame whose column is the original's."""
+    memo = slot(original, "observed")
+    if c not in memo:
+        memo[c] = int(original[c].notna().sum())
+    if frame is original or same_values(frame[c], original[c]):
+        return memo[c]
+    return int(frame[c].notna().sum())

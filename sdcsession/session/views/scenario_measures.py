@@ -17,6 +17,7 @@ Example
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import math
 from collections.abc import Sequence
@@ -33,7 +34,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..state import State
 
 __all__ = ["MeasureSpec", "DEFAULT_MEASURES", "OPTIONAL_MEASURES", "RISK_COLUMNS", "LOSS_COLUMNS", "GDU_MAX_RECORDS",
-           "default_measures", "measure_specs", "scalar", "measure_value", "frontier_positions",
+           "default_measures", "measure_specs", "measure_block", "scalar", "measure_value",
+           "frontier_positions",
            "pick_loss"]
 
 
@@ -214,6 +216,20 @@ def measure_specs(measures: Any, states: Sequence[State]) -> list[MeasureSpec]:
 
 
 # ---------------------------------------------------------------------------- values
+def measure_block() -> contextlib.AbstractContextManager:
+    """A block for reading many measures of a few states (a comparison): within it the
+    numeric matrix of a frame and its standard deviations are built once and shared by IL1s,
+    eigen and γ (`sdcsession.utility.continuous._numeric.reuse_matrices`; the same figures,
+    dropped when the block ends).
+
+    >>> with measure_block():
+    ...     pass
+    """
+    from ...utility.continuous._numeric import reuse_matrices
+
+    return reuse_matrices()
+
+
 def scalar(v: Any) -> Any:
     """A measure value as a table cell: ``None`` → NaN, integers stay integers, an object with
     ``overall`` gives it; anything else that is not a number is a `MeasureError`.

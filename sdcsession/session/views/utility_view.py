@@ -348,9 +348,9 @@ def _numeric_measure(state: State, fn_name: str, min_cols: int) -> float | None:
     if len(cols) < min_cols:
         return None
     fn = getattr(continuous, fn_name)
-    kw = {} if fn_name == "il1s" else {"cache": per_original_cache(o, "continuous")}
+    cache = per_original_cache(o, "continuous")  # the original's side, once per tree
     return float(on_unchanged(o, m, cols, (fn_name, tuple(cols)),
-                              lambda o, m: fn(o, m, columns=cols, **kw)))
+                              lambda o, m: fn(o, m, columns=cols, cache=cache)))
 
 
 @register("utility.il1s", "IL1s of the numeric variables", kind="utility")

@@ -46,6 +46,7 @@ from .._align import (
     mapping_arg,
     paired,
     resolve_columns,
+    shares_values,
 )
 from ._contingency import (
     Missing,  # noqa: F401  (the type alias, importable from here as before)
@@ -105,8 +106,13 @@ def missing_values(
     n = len(original)
     mo, mm, m = [], [], []
     for c in cols:
-        ro, rm = original[c].isna().to_numpy(), masked[c].isna().to_numpy()
+        ro = original[c].isna().to_numpy()
         mo.append(int(np.count_nonzero(ro)))
+        if shares_values(original[c], masked[c]):  # the same values: nothing missing anew
+            mm.append(mo[-1])
+            m.append(0)
+            continue
+        rm = masked[c].isna().to_numpy()
         mm.append(int(np.count_nonzero(rm)))
         m.append(int(np.count_nonzero(rm & ~ro)) if mm[-1] else 0)
     m = np.array(m)

@@ -2,7 +2,8 @@
 
 - `measures`: IL1s, IL1, the discrepancy measures, eigenvalues, robust covariances, ...;
 - `_discrepancy`: the Domingo-Ferrer / Mateo-Sanz / Torra table;
-- `_numeric`: numeric column selection and checked standard deviations;
+- `_numeric`: numeric column selection, checked standard deviations and the numeric
+  matrices shared by the measures of one comparison (`reuse_matrices`);
 - `exact`: IL1s and the correlation discrepancy from exact sums, chunk by chunk (pandas and
   Dask give the same doubles).
 """

@@ -47,8 +47,8 @@ from ...risk.exact_moments import (
 )
 from ...risk.exact_sum import combine, partial_sum, to_float
 
-__all__ = ["first_parts", "means", "second_parts", "il1s_from_parts", "discrepancy_from_parts",
-           "select", "observed_counts"]
+__all__ = ["first_parts", "means", "second_parts", "original_parts", "abs_parts",
+           "il1s_from_parts", "discrepancy_from_parts", "select", "observed_counts"]
 
 
 def first_parts(x: np.ndarray, z: np.ndarray) -> dict[str, Any]:
@@ -68,8 +68,33 @@ def second_parts(x: np.ndarray, z: np.ndarray, mx: np.ndarray, mz: np.ndarray, *
     return {"x": pair_parts(x, np.nan_to_num(mx), cross=cross),
             "z": pair_parts(z, np.nan_to_num(mz), cross=cross),
             # a difference with a missing side is NaN: left out (the records observing both)
-            "abs": [partial_sum(np.abs(x[:, j] - z[:, j]), skip_nan=True)
-                    for j in range(x.shape[1])]}
+            "abs": abs_parts(x, z)}
+
+
+def original_parts(x: np.ndarray) -> dict[str, Any]:
+    """The original's side of IL1s on one in-memory block ``x``: ``{"first": {"n": records},
+    "x": the pair_parts of x around its exact means (diagonal)}`` — the same sums as the
+    ``"x"`` entries of `first_parts` and `second_parts` (what `il1s_from_parts` reads of them).
+    Missing values: NaN is left out of each column's counts and sums.
+
+    >>> original_parts(np.array([[1.0], [3.0]]))["x"]["n"].tolist()
+    [[2]]
+    """
+    _, mx = column_means([column_parts(x)])
+    return {"first": {"n": len(x)}, "x": pair_parts(x, np.nan_to_num(mx), cross=False)}
+
+
+def abs_parts(x: np.ndarray, z: np.ndarray, *, same: bool = False) -> list:
+    """Per column, the exact sum of ``|x − z|`` over the records observing both (the ``"abs"``
+    entry of `second_parts`); ``same=True`` (``z`` is ``x``): every sum is 0, no pass.
+    Missing values: a record missing in either block is left out of that column's sum.
+
+    >>> abs_parts(np.array([[1.0], [3.0]]), np.array([[2.0], [np.nan]]))
+    [(1, 0)]
+    """
+    if same:
+        return [(0, 0)] * x.shape[1]
+    return [partial_sum(np.abs(x[:, j] - z[:, j]), skip_nan=True) for j in range(x.shape[1])]
 
 
 def il1s_from_parts(first: Sequence[dict[str, Any]], second: Sequence[dict[str, Any]],

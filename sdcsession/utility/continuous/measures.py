@@ -33,8 +33,8 @@ from ...risk.robust.minimum_covariance import mcd
 from .._align import check_seed, numeric_matrix, paired
 from .._il_variables import ILVariables, il_variables
 from ._discrepancy import discrepancy_table
-from ._numeric import _complete, _numeric_cols, _sd_checked
-from .exact import first_parts, il1s_from_parts, means, second_parts
+from ._numeric import _complete, _numeric_cols, _sd_checked, _sd_missing, shared_matrix
+from .exact import abs_parts, il1s_from_parts, original_parts
 
 __all__ = [
     "il1s",
@@ -56,6 +56,7 @@ def il1s(
     *,
     columns: Iterable[Hashable] | None = None,
     normalise: bool = True,
+    cache: dict | None = None,
 ) -> float:
     """IL1s: mean absolute difference scaled by the original standard deviations.
 
@@ -69,7 +70,11 @@ def il1s(
     variable with fewer than two observed original values (S_j undefined, e.g. all missing) adds
     nothing; n·p still counts all cells. Direction: higher = more loss; range [0, ∞), 0 for
     identical files. Needs pairing;
-    MeasureError for non-numeric columns or a zero standard deviation.
+    MeasureError for non-numeric columns or a zero standard deviation. ``cache``: a dict kept
+    with one original file (e.g. one per session tree): the exact sums of the original's side
+    (counts, means, centred squares) are stored there and reused by later calls with the same
+    columns (the same figures); ``masked is original`` adds no difference pass (every
+    ``|x − x|`` is 0).
 
     Example
     -------
@@ -79,14 +84,22 @@ def il1s(
     """
     name = "il1s"
     check_flag(normalise, "normalise")
+    _check_cache(cache)
     cols = _numeric_cols(original, masked, columns, name)
+    same = masked is original
     masked = paired(original, masked, name)
-    x = numeric_matrix(original, cols, name, "original")
-    z = numeric_matrix(masked, cols, name, "masked")
-    # exact sums (utility.continuous.exact): the Dask session gets the same double
-    f = first_parts(x, z)
-    return il1s_from_parts([f], [second_parts(x, z, *means([f]))], cols, normalise=normalise,
-                           name=name)
+    x = shared_matrix(original, cols, name, "original")
+    z = x if same else shared_matrix(masked, cols, name, "masked")
+    # exact sums (utility.continuous.exact): the Dask session gets the same double; IL1s reads
+    # the original's side (counts, centred squares) and the sums of |x - z| only
+    key = ("il1s", tuple(cols))
+    side = cache.get(key) if cache is not None else None
+    if side is None:
+        side = original_parts(x)
+        if cache is not None:
+            cache[key] = side
+    second = {"x": side["x"], "abs": abs_parts(x, z, same=same)}
+    return il1s_from_parts([side["first"]], [second], cols, normalise=normalise, name=name)
 
 
 def il1s_sdcmicro(
@@ -242,12 +255,12 @@ def eigen_difference(
     seed = check_seed(seed, name)
     key = (name, tuple(cols), robust, seed)
     if cache is not None and key in cache and masked is not original and not robust:
-        z = numeric_matrix(masked, cols, name, "masked")
+        z = shared_matrix(masked, cols, name, "masked")
         e1 = cache[key]
         e2 = np.sort(np.linalg.eigvalsh(_pairwise_scaled_cov(z, cols, name, "masked")))[::-1]
         return float(np.sum(np.abs(e1 - e2) / e1))
-    x = numeric_matrix(original, cols, name, "original")
-    z = x if masked is original else numeric_matrix(masked, cols, name, "masked")
+    x = shared_matrix(original, cols, name, "original")
+    z = x if masked is original else shared_matrix(masked, cols, name, "masked")
     if robust:
         x, z = _complete(x), _complete(z)
         if len(x) < 2 or len(z) < 2:
@@ -283,8 +296,10 @@ def _pairwise_scaled_cov(x: np.ndarray, cols: Sequence[Hashable], measure: str, 
     """
     if x.shape[0] < 2:
         raise MeasureError(f"{measure}: fewer than two records in the {which} file")
-    sd = _sd_checked(x, cols, measure, which)
-    xs = (x - np.nanmean(x, axis=0)) / sd
+    sd, missing = _sd_missing(x, cols, measure, which)
+    # without a missing value, nanmean is mean (the same sum per column, divided by n): no copy
+    xs = x - (np.nanmean(x, axis=0) if missing else x.mean(axis=0))
+    xs /= sd  # in place: the same quotients, one temporary less
     obs = ~np.isnan(xs)
     if obs.all():
         return np.atleast_2d(np.cov(xs, rowvar=False))
@@ -361,8 +376,8 @@ def il_correl(
     same = masked is original  # a state compared with its own original: same diagonal
     key = (name, tuple(cols))
     hit = cache is not None and key in cache and not same
-    x = None if hit else _complete(numeric_matrix(original, cols, name, "original"))
-    z = x if same else _complete(numeric_matrix(masked, cols, name, "masked"))
+    x = None if hit else _complete(shared_matrix(original, cols, name, "original"))
+    z = x if same else _complete(shared_matrix(masked, cols, name, "masked"))
     if hit:
         do = cache[key]  # type: ignore[index]
     else:
