@@ -59,15 +59,27 @@ NMINI, KMINI, KEEP = 300, 5, 10
 FULL_ALL, KEEP_FULL, KEEP_FULL_NP = 5000, 3, 1_000_000
 
 
+def exact_fit_error() -> MeasureError:
+    """The error of a singular h-subset covariance (exact fit) when ``exact_fit="error"``."""
+    return MeasureError("mcd: more than half of the records lie on a hyperplane (singular "
+                        "covariance of the h-subset: exact fit)")
+
+
+def group_h(n: int, h: int, sizes: np.ndarray, pool: np.ndarray) -> tuple[int, int]:
+    """(h of a group, h of the merged groups; -1 when there is one group): h scaled to the
+    group's and the merged groups' sizes, as covMcd does."""
+    if n < 2 * NMINI:
+        return h, -1
+    return int(int(sizes[0]) * h / n), int(len(pool) * h / n)
+
+
 def cholesky(cov: np.ndarray, exact_fit: str) -> np.ndarray:
     """Lower Cholesky factor of cov; a singular cov raises (``"error"``) or gets a ridge."""
     try:
         return np.linalg.cholesky(cov)
     except np.linalg.LinAlgError:
         if exact_fit == "error":
-            raise MeasureError(
-                "mcd: more than half of the records lie on a hyperplane (singular covariance of "
-                "the h-subset: exact fit)") from None
+            raise exact_fit_error() from None
         return np.linalg.cholesky(cov + np.eye(len(cov)) * 1e-9 * max(np.trace(cov), 1e-300))
 
 
@@ -177,10 +189,7 @@ def candidates(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator, e
 
     n, p = x.shape
     pool, sizes, count, keys = draw(n, n_starts, rng, NMINI, KMINI)
-    if n < 2 * NMINI:
-        h_group, h_merged = h, -1
-    else:
-        h_group, h_merged = int(int(sizes[0]) * h / n), int(len(pool) * h / n)
+    h_group, h_merged = group_h(n, h, sizes, pool)
     full = 0 if n <= FULL_ALL else (KEEP_FULL if n * p <= KEEP_FULL_NP else 1)
     mus, covs, status = stages(x, pool, sizes, count, keys, h_group, h_merged, h, full, KEEP,
                                exact_fit == "ridge", np.zeros(1, np.bool_) if stop is None
@@ -188,9 +197,7 @@ def candidates(x: np.ndarray, h: int, n_starts: int, rng: np.random.Generator, e
     if status == STOPPED:
         return None
     if status == EXACT_FIT:
-        raise MeasureError(
-            "mcd: more than half of the records lie on a hyperplane (singular covariance of "
-            "the h-subset: exact fit)")
+        raise exact_fit_error()
     return mus, covs
 
 
@@ -223,10 +230,7 @@ class Stages:
         n, p = self.x.shape
         pool, sizes, count, self.keys = draw(n, n_starts, rng, NMINI, KMINI, _keys_buffer)
         self.pool, self.sizes, self.count = pool, sizes, count
-        if n < 2 * NMINI:
-            self.h_group, self.h_merged = h, -1
-        else:
-            self.h_group, self.h_merged = int(int(sizes[0]) * h / n), int(len(pool) * h / n)
+        self.h_group, self.h_merged = group_h(n, h, sizes, pool)
         self.h = h
         self.full = 0 if n <= FULL_ALL else (KEEP_FULL if n * p <= KEEP_FULL_NP else 1)
         self.ridge = exact_fit == "ridge"
@@ -279,9 +283,7 @@ class Stages:
         if self.stop[0] or any(part[2] == STOPPED for part in self.parts):
             return None
         if any(part[2] == EXACT_FIT for part in self.parts):
-            raise MeasureError(
-                "mcd: more than half of the records lie on a hyperplane (singular covariance of "
-                "the h-subset: exact fit)")
+            raise exact_fit_error()
         p = self.x.shape[1]
         mus = np.concatenate([part[0] for part in self.parts]).reshape(-1, p)
         covs = np.concatenate([part[1] for part in self.parts]).reshape(-1, p, p)
@@ -289,9 +291,7 @@ class Stages:
         if status == STOPPED:
             return None
         if status == EXACT_FIT:
-            raise MeasureError(
-                "mcd: more than half of the records lie on a hyperplane (singular covariance of "
-                "the h-subset: exact fit)")
+            raise exact_fit_error()
         return mus, covs
 
 
@@ -347,9 +347,7 @@ def _run(x: np.ndarray, h: int, mus: np.ndarray, covs: np.ndarray, exact_fit: st
         x, np.ascontiguousarray(mus), np.ascontiguousarray(covs), int(h), int(steps),
         until_stable, exact_fit == "ridge")
     if (status == 2).any():
-        raise MeasureError(
-            "mcd: more than half of the records lie on a hyperplane (singular covariance of "
-            "the h-subset: exact fit)")
+        raise exact_fit_error()
     ok = status == 0
     return log_det[ok], subsets[ok], mu[ok], cov[ok]
 
@@ -369,9 +367,7 @@ def _run_memo(x: np.ndarray, h: int, mus: np.ndarray, covs: np.ndarray, exact_fi
             x, np.ascontiguousarray(mus[todo]), np.ascontiguousarray(covs[todo]), int(h),
             int(steps), exact_fit == "ridge", *memo["paths"])
         if (status == 2).any():
-            raise MeasureError(
-                "mcd: more than half of the records lie on a hyperplane (singular covariance of "
-                "the h-subset: exact fit)")
+            raise exact_fit_error()
         for j, i in enumerate(todo):
             memo[keys[i]] = (log_det[j], subsets[j], mu[j], cov[j]) if status[j] == 0 else None
     found = [memo[k] for k in keys if memo[k] is not None]
