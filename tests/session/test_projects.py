@@ -268,6 +268,11 @@ def test_format_number_and_unknown_types(session, survey, tmp_path):
     check("seed", lambda m: m["steps"][1].update(seed=-1), r"step #1: seed")
     check("names", lambda m: m["scenarios"][1].update(name="main"), "given twice")
     check("deep", lambda m: m.update(extra=json.loads("[" * 100 + "]" * 100)), "nested")
+    cat = next(i for i, c in enumerate(json.loads(read_archive(src, {"project.json": 2**30})[
+        "project.json"])["data"]["columns"]) if "categories" in c)
+    for bad in (1, "no", True, {"a": 1}):  # not a list: refused, not a TypeError on compare
+        check(f"cats{bad!s}", lambda m, bad=bad: m["data"]["columns"][cat].update(categories=bad),
+              r"data.columns: expected a list of \{name, dtype\} \(categories: a list\)")
     # a wrong recorded fingerprint: the replay of that step is refused, never other data
     fp = "sha256:" + "0" * 64
     s2 = sdc.open_project(_reseal(src, tmp_path / "fp", lambda m: m["steps"][1].update(

@@ -198,3 +198,16 @@ def test_tables_use_union_of_categories_from_both_files():
     t = u.contingency_table(o, m, columns=["k"])
     assert t["k"].tolist() == ["a", "b", "c"]
     assert u.ut(o, m, columns=["k"]) == pytest.approx(2 / 3)
+
+
+def test_contingency_table_of_mixed_label_types():
+    """Labels of mixed types (numbers in one file, text in the other) are read into a fresh
+    array: no 'assignment destination is read-only' from a pandas view."""
+    t = u.contingency_table(pd.DataFrame({"k": [0, 1, 1]}), pd.DataFrame({"k": ["x", "y", "x"]}),
+                            columns=["k"])
+    assert t.values.tolist() == [[0, 1.0, 0.0, -1.0], [1, 2.0, 0.0, -2.0],
+                                 ["x", 0.0, 2.0, 2.0], ["y", 0.0, 1.0, 1.0]]
+    t = u.contingency_table(pd.DataFrame({"k": ["x", 3, "y"]}),
+                            pd.DataFrame({"k": ["x", "y", None]}), columns=["k"])
+    assert t["original"].sum() == 3 and t["masked"].sum() == 3
+    assert t["k"].isna().sum() == 1

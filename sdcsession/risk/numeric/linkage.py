@@ -428,6 +428,10 @@ def record_linkage(
     for start in range(0, n, block):
         rows = slice(start, min(n, start + block))
         d = _block_distances(cols, rows, w, distance, any_missing)
+        if np.isinf(d).any():
+            raise MeasureError(
+                f"record_linkage: the {distance} distances overflow (values beyond about 1e154 "
+                "in absolute value); rescale the linkage variables")
         dmin = d.min(axis=1)
         n_best[rows] = (np.abs(d - dmin[:, None]) <= tol).sum(axis=1)
         nearest[rows] = d.argmin(axis=1)
