@@ -218,3 +218,14 @@ def test_kmap_population_whole_floats_are_counts():
     floats = ints.assign(count=[10.0, 2.0, 50.0])
     assert P.KMap(3, population=floats) == P.KMap(3, population=ints)
     assert P.check(df, "sex", [P.KMap(3, population=floats)]).holds == (False,)
+
+
+def test_check_names_a_key_column_of_lists():
+    """Cells holding lists cannot be categories: a RoleError (an SdcError) naming the column and
+    a record, not pandas' 'unhashable type' TypeError."""
+    from sdcsession.errors import RoleError
+
+    df = pd.DataFrame({"a": [[1], [2], [1]], "b": ["x", "y", "x"]})
+    with pytest.raises(RoleError, match="column 'a' holds values that are not categories"):
+        P.check(df, ["a", "b"], [P.KAnonymity(2)])
+    assert P.check(df.assign(a=["p", "q", "p"]), ["a", "b"], [P.KAnonymity(1)]).holds == (True,)

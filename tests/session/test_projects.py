@@ -216,6 +216,22 @@ def test_overwrite_only_when_asked(session, tmp_path):
         session.save_project(tmp_path)
 
 
+def test_flags_take_numpy_bools_like_every_flag(session, survey, tmp_path):
+    """include_data, overwrite and apply_to's strict take numpy bools as every other flag of
+    the package does (check_bool), and still refuse 0, 1 and text."""
+    path = session.save_project(tmp_path / "p.sdcproj", include_data=np.True_,
+                                overwrite=np.False_)
+    with pytest.raises(DataFileError, match="overwrite=True"):
+        session.save_project(path, overwrite=np.False_)
+    assert session.save_project(path, overwrite=np.True_) == path
+    opened = sdc.open_project(path, data=survey)
+    new, drift = opened.apply_to(survey, strict=np.True_)
+    assert new.data.equals(opened.data)  # the same plan on the same data
+    for bad in ("no", 1, 0):
+        with pytest.raises(ParameterError, match="strict: expected True or False"):
+            opened.apply_to(survey, strict=bad)
+
+
 def test_include_data_refuses_what_parquet_cannot_keep(tmp_path):
     df = pd.DataFrame({"a": ["x", "y", "x"], "b": [1, "two", 3.0]})
     s = sdc.SdcSession(df, keys=["a"], seed=1)

@@ -211,3 +211,14 @@ def test_contingency_table_of_mixed_label_types():
                             pd.DataFrame({"k": ["x", "y", None]}), columns=["k"])
     assert t["original"].sum() == 3 and t["masked"].sum() == 3
     assert t["k"].isna().sum() == 1
+
+
+def test_categories_of_types_pyarrow_cannot_compare():
+    """Complex numbers against pyarrow-backed text: pyarrow cannot look the labels up (an
+    ArrowNotImplementedError); the union of categories is built as plain objects instead."""
+    o = pd.DataFrame({"a": np.arange(4) + 1j})
+    m = pd.DataFrame({"a": pd.Series(["x", "y", "x", "y"], dtype="str")})
+    assert u.ut(o, m, columns=["a"]) == pytest.approx(4 / 3)  # 6 cells, |diff| sums to 8
+    t = u.contingency_table(o, m, columns=["a"])
+    assert t["original"].tolist() == [1.0] * 4 + [0.0] * 2
+    assert t["masked"].tolist() == [0.0] * 4 + [2.0] * 2

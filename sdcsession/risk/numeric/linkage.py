@@ -403,6 +403,9 @@ def record_linkage(
         if len(x) != len(y):
             raise MeasureError(f"y: x and y must have the same number of records for the "
                                f"one-to-one linkage ({len(x)} and {len(y)})")
+    elif x.index.nlevels != y.index.nlevels:
+        raise MeasureError(f"y: the index has {y.index.nlevels} level(s), x's {x.index.nlevels}; "
+                           "records are matched by index label")
     elif len(x) != len(y) or not x.index.isin(y.index).all():
         only_x = x.index.difference(y.index)[:5].tolist()
         only_y = y.index.difference(x.index)[:5].tolist()
