@@ -329,6 +329,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
                           SdcWarning, stacklevel=1)
             num = [c for c in num if c not in constant]
     rows: list[dict[str, Any]] = []
+    skipped: list[str] = []
     for name in names:
         spec = CATALOGUE[name]
         if spec.variable_types == "numeric":
@@ -357,8 +358,12 @@ def cmd_measure(args: argparse.Namespace) -> int:
                 raise
             # a default measure that does not apply to these files: the others are still shown
             warnings.warn(f"{name} not computed: {e}", SdcWarning, stacklevel=1)
+            skipped.append(name)
             continue
         rows += _flatten(name, value)
+    if skipped and all(r["measure"] in skipped for r in rows):  # nothing computed
+        raise _BadInput(f"no measure could be computed on these files ({', '.join(skipped)}: "
+                        "see the warnings above)")
     table = pd.DataFrame(rows, columns=["measure", "variable", "statistic", "value"])
     if args.json:
         print(table.to_json(orient="records", indent=2))

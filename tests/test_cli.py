@@ -161,3 +161,20 @@ def test_measure_leaves_out_constant_columns_by_default(files, tmp_path):
     # asked for by name, on the constant column: the error says why
     p = run("measure", a, b, "--measures", "il1s", "--columns", "const,income", ok=1)
     assert "zero standard deviation" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_measure_with_nothing_computable_is_an_error(files, tmp_path, capsys):
+    """A file with a header and no records: every default measure is refused, so the command
+    fails with one error line (exit 2) instead of printing an empty table with exit 0."""
+    from sdcsession import cli
+
+    _, data, _, _ = files
+    empty = tmp_path / "empty.csv"
+    pd.read_csv(data).iloc[:0].to_csv(empty, index=False)
+    for a, b in ((empty, data), (data, empty)):
+        assert cli.main(["measure", str(a), str(b)]) == 2
+        err = capsys.readouterr().err
+        assert "sdcsession: error: no measure could be computed" in err
+        assert "Traceback" not in err
+    assert cli.main(["measure", str(data), str(data), "--columns", "income"]) == 0
+    assert "il1s" in capsys.readouterr().out

@@ -224,7 +224,13 @@ def check_size(name: str, value: Any, limit: int = MAX_LABELS) -> int:
 
 
 def require_columns(data: pd.DataFrame, columns: tuple[str, ...] | list[str], what: str) -> None:
-    """Raise `TreatmentError` naming every column of ``columns`` absent from ``data``."""
+    """Raise `TreatmentError` naming every column of ``columns`` absent from ``data``, or held
+    by more than one column of ``data`` (a name must pick one column)."""
     missing = [c for c in columns if c not in data.columns]
     if missing:
         raise TreatmentError(f"{what}: unknown column(s) {missing}; the data has {list(data.columns)}")
+    if not data.columns.is_unique:
+        dup = [c for c in columns if (data.columns == c).sum() > 1]
+        if dup:
+            raise TreatmentError(f"{what}: column name(s) {dup} are used by more than one column "
+                                 "of the data; rename the columns")

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from ..risk._codes import check_frame
+from ..risk._codes import _unhashable, check_frame
 from ..utility.hierarchy import Hierarchy
 from .distances import SensitiveDomain
 from .models import ClassTable, Context, PrivacyModel, model_from_dict
@@ -145,7 +145,10 @@ def _joint(frames: list[pd.DataFrame], keys: list[Hashable]) -> tuple[np.ndarray
     all_na = np.ones(n, dtype=bool)
     for c in keys:
         col = pd.concat([f[c].astype(object) for f in frames], ignore_index=True)
-        codes, uniq = pd.factorize(col, use_na_sentinel=True)
+        try:
+            codes, uniq = pd.factorize(col, use_na_sentinel=True)
+        except TypeError:  # lists, dicts, sets in the cells
+            raise _unhashable(col.rename(c), "keys") from None
         all_na &= codes < 0
         joint = pd.factorize(joint * (len(uniq) + 1) + codes + 1)[0].astype(np.int64)
     return joint, all_na

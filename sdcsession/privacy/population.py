@@ -87,9 +87,16 @@ def _population(v: Any) -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...]] |
                              f"column, or one of {list(ESTIMATORS)}, got {type(v).__name__}")
     if "count" not in frame.columns or len(frame.columns) < 2:
         raise ParameterError("population: expected key columns and a column named 'count'")
-    cnt = pd.to_numeric(frame["count"], errors="coerce")
-    if cnt.isna().any() or (cnt < 0).any() or len(frame) == 0:
-        raise ParameterError("population: the 'count' column needs counts >= 0")
+    cnt = frame["count"]
+    if isinstance(cnt, pd.DataFrame) or pd.api.types.is_bool_dtype(cnt) or \
+            not pd.api.types.is_numeric_dtype(cnt):
+        raise ParameterError("population: the 'count' column needs whole numbers >= 0 (one "
+                             "numeric column; counts given as text are not converted)")
+    cnt = cnt.astype(np.float64)
+    if len(frame) == 0 or not np.isfinite(cnt).all() or (cnt < 0).any() or \
+            (cnt != np.floor(cnt)).any():
+        raise ParameterError("population: the 'count' column needs whole numbers >= 0, "
+                             "finite and not missing")
     keys = [c for c in frame.columns if c != "count"]
     if not all(isinstance(c, str) for c in keys):
         raise ParameterError("population: key column names must be text")

@@ -29,6 +29,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from ..errors import MeasureError
+
 __all__ = ["SumPartial", "partial_sum", "combine", "to_float", "exact_sum", "exact_mean"]
 
 #: an exact sum: ``N · 2^E`` as the pair (N, E) of Python integers
@@ -59,7 +61,9 @@ def partial_sum(values: np.ndarray | Iterable[float], *, skip_nan: bool = False)
     hi = np.zeros((LANES, 2048), dtype=np.int64)
     lo = np.zeros((LANES, 2048), dtype=np.int64)
     if accumulate(x.view(np.int64), hi, lo, bool(skip_nan)) >= 0:
-        raise ValueError("exact sum: values must be finite")
+        raise MeasureError(
+            "exact sum: values must be finite: a value, or a square or product of values, is "
+            "infinite or beyond the largest double (about 1.8e308); rescale the variable")
     used = np.flatnonzero(((hi != 0) | (lo != 0)).any(axis=0))
     if not len(used):
         return 0, 0

@@ -239,7 +239,12 @@ def l_diversity_summary(ldiv: pd.DataFrame, *, c: float | None = None) -> LDiver
     dist = {}
     for v in variables:
         for m in _MEASURES:
-            x = ldiv[f"{v}_{m}"].to_numpy(dtype=np.float64)
+            col = ldiv[f"{v}_{m}"]
+            if isinstance(col, pd.DataFrame) or pd.api.types.is_bool_dtype(col) or \
+                    not pd.api.types.is_numeric_dtype(col):
+                raise ParameterError(f"ldiv: column {v}_{m!s} must be one numeric column, as "
+                                     "l_diversity returns it")
+            x = col.to_numpy(dtype=np.float64)
             q = np.quantile(x, [0.0, 0.25, 0.5, 0.75, 1.0])
             rows.append([q[0], q[1], q[2], float(x.mean()), q[3], q[4]])
         dist[v] = ldiv[f"{v}_distinct"].value_counts().sort_index()

@@ -207,6 +207,10 @@ def _microaggregation(t: Microaggregation, ddf: Any, roles: Roles, seed: int, pr
             f"microaggregation: k={t.k} is larger than stratum/strata {labels[:10]} "
             f"(sizes {small.to_numpy()[:10].tolist()}); lower k or merge strata")
     mean, sd = file_standardisation(ddf, t.columns, progress=progress)
+    flat = [c for c, v in zip(t.columns, np.asarray(sd, dtype=np.float64)) if not 0 < v < np.inf]
+    if flat:  # constant, or squared deviations that underflow to 0 / overflow: z is not finite
+        raise TreatmentError(f"microaggregation: column(s) {flat} have a standard deviation of 0 "
+                             "or infinity in double precision; rescale the variable(s)")
     new = by_strata(ddf, strata, columns, list(t.columns), _ma_fn(t, mean, sd),
                     "microaggregation", progress=progress, checked=True, notes=True)
     parts = stratum_notes(new, progress=progress)

@@ -342,8 +342,9 @@ def encode_pair(o: pd.Series, m: pd.Series) -> EncodedPair:
         extra = _cats_of(m)
         try:
             cats = cats.append(extra[~extra.isin(cats)])
-        except TypeError:  # pragma: no cover - mixed, unorderable types
-            cats = pd.Index(list(cats) + [v for v in extra if v not in set(cats)], dtype=object)
+        except (TypeError, NotImplementedError):  # mixed types (pyarrow text vs complex)
+            known = set(cats)
+            cats = pd.Index(list(cats) + [v for v in extra if v not in known], dtype=object)
         if is_numeric_column(o) and is_numeric_column(m):
             cats = cats.sort_values()
             ordered = True

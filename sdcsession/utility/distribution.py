@@ -240,8 +240,10 @@ def propensity_score(
     if not 0 <= cc <= 1:
         raise ParameterError(f"c: expected a number in [0, 1], got {c!r}")
     # drop linearly dependent columns so the logit is identifiable
-    q, r = np.linalg.qr(X)
-    keep = np.abs(np.diag(r)) > 1e-10 * max(1.0, np.abs(np.diag(r)).max())
+    # (with more design columns than records, those past the rank are dependent by count)
+    diag = np.abs(np.diag(np.linalg.qr(X, mode="r")))
+    keep = np.zeros(X.shape[1], dtype=bool)
+    keep[:len(diag)] = diag > 1e-10 * max(1.0, diag.max())
     X = X[:, keep]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -46,6 +46,7 @@ __all__ = ["Hierarchy", "DATE_LEVELS"]
 
 #: date levels from fine to coarse (a `Hierarchy.dates` uses an increasing subsequence)
 DATE_LEVELS = ("month", "quarter", "year", "decade")
+MAX_HEIGHT = 256  #: most levels of nested dicts / parent links (checked as they are walked)
 _KINDS = ("table", "intervals", "masking", "dates")
 
 
@@ -178,10 +179,13 @@ class Hierarchy:
         paths: list[list[Any]] = []
 
         def walk(node: Any, children: Any, path: list[Any]) -> int:
+            if len(path) >= MAX_HEIGHT:
+                raise ParameterError(f"hierarchy: more than {MAX_HEIGHT} levels deep")
             try:
                 seen = node in counts
             except TypeError:
-                raise ParameterError(f"hierarchy: node {node!r:.40} is not a single value") from None
+                raise ParameterError(f"hierarchy: node of type {type(node).__name__} is not a "
+                                     "single value") from None
             if seen:
                 raise ParameterError(f"hierarchy: node {node!r} appears twice")
             if children is None or (isinstance(children, (Mapping, list, tuple)) and
@@ -227,11 +231,21 @@ class Hierarchy:
         for ch, pa in parents.items():
             children.setdefault(pa, []).append(ch)
 
-        def build(node: Any) -> Any:
-            ks = children.get(node)
-            return None if not ks else {k: build(k) for k in ks}
+        reached = {roots[0]}
 
-        return cls.from_nested({roots[0]: build(roots[0])})
+        def build(node: Any, depth: int) -> Any:
+            if depth >= MAX_HEIGHT:
+                raise ParameterError(f"hierarchy: more than {MAX_HEIGHT} levels deep")
+            ks = children.get(node)
+            reached.update(ks or ())
+            return None if not ks else {k: build(k, depth + 1) for k in ks}
+
+        tree = {roots[0]: build(roots[0], 0)}
+        if len(reached) != len(nodes):  # links that never reach the root go round in a cycle
+            lost = [v for v in parents if v not in reached]
+            raise ParameterError(f"parents: the links of {_show(lost, 5)} form a cycle and never "
+                                 f"reach the root {roots[0]!r}")
+        return cls.from_nested(tree)
 
     @classmethod
     def intervals(cls, edges_per_level: Sequence[Sequence[float]]) -> Hierarchy:

@@ -49,3 +49,12 @@ def test_original_untouched_and_bad_input():
                {"columns": [], "name": "x"}, {"columns": ["Var1"], "name": ""}):
         with pytest.raises(SdcError):
             generate_strata(df, **kw)
+
+
+def test_a_name_held_by_two_columns_is_refused():
+    """A column name used twice in the data cannot pick one column: a TreatmentError naming it
+    (the shared require_columns check), not pandas' reindex ValueError."""
+    df = pd.concat([_frame(False), _frame(False)[["Var1"]]], axis=1)
+    with pytest.raises(SdcError, match=r"\['Var1'\] are used by more than one column"):
+        generate_strata(df, ["Var1", "Var2"], "s")
+    assert generate_strata(df, ["Var2", "Var3"], "s")["s"].iloc[0] == "4-4"

@@ -246,3 +246,23 @@ def test_treatment_roundtrip_and_bad_input():
     res = Microaggregation(["a"], k=2).apply(df, None, np.random.default_rng(0))
     assert res.data["a"].tolist() == [1.5, 1.5, 3.5, 3.5]
     assert res.notes["group_sizes"] == {"2": 2}
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-320, 1e160, 1e300])
+def test_deviations_that_underflow_or_overflow_are_refused(scale):
+    """Values so close together (or so large) that the squared deviations underflow to 0 (or
+    overflow) give a standard deviation of 0 or infinity: the standardised values would be
+    infinite, and MDAV's farthest-record search never ended; add_noise added nothing. Both are
+    refused naming the column; values around 1e-160 still work."""
+    from sdcsession.methods.microaggregation import microaggregation
+    from sdcsession.methods.noise import add_noise
+
+    df = pd.DataFrame({"a": np.arange(1.0, 13.0), "b": np.arange(12.0)[::-1] ** 2})
+    tiny = df.assign(a=df["a"] * scale)
+    with pytest.raises(TreatmentError, match="'a' has a standard deviation of 0 or infinity"):
+        microaggregation(tiny, ["a", "b"], k=3, progress=False)
+    with pytest.raises(TreatmentError, match="'a' has a standard deviation of 0 or infinity"):
+        add_noise(tiny, ["a"], noise=0.2, rng=np.random.default_rng(0))
+    small = df.assign(a=df["a"] * 1e-160)
+    out, _ = microaggregation(small, ["a"], k=3, progress=False)
+    assert out["a"].tolist() == pytest.approx(np.repeat([2.0, 5.0, 8.0, 11.0], 3) * 1e-160)

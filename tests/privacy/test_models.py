@@ -199,3 +199,33 @@ def test_models_round_trip_as_dicts():
           P.DeltaPresence(0.1, 0.9, [True, False]), P.AverageRisk(0.1)]
     for m in ms:
         assert model_from_dict(m.to_dict()) == m
+
+
+@pytest.mark.parametrize("count", [[10, 2.5, 50], ["10", "2", "50"], [10, np.inf, 50],
+                                   [True, False, True], [10, np.nan, 50], [10, -2, 50]])
+def test_kmap_population_counts_are_whole_numbers(count):
+    """Population counts are whole numbers >= 0 of a numeric column: 2.5 is not truncated to 2,
+    text is not converted, an infinity is not an OverflowError."""
+    pop = pd.DataFrame({"sex": ["m", "f", "x"], "count": pd.Series(count, dtype=object)
+                        .infer_objects()})
+    with pytest.raises(ParameterError, match="population: the 'count' column needs whole"):
+        P.KMap(3, population=pop)
+
+
+def test_kmap_population_whole_floats_are_counts():
+    df = pd.DataFrame({"sex": ["m", "m", "f"], "s": [1, 2, 3]})
+    ints = pd.DataFrame({"sex": ["m", "f", "x"], "count": [10, 2, 50]})
+    floats = ints.assign(count=[10.0, 2.0, 50.0])
+    assert P.KMap(3, population=floats) == P.KMap(3, population=ints)
+    assert P.check(df, "sex", [P.KMap(3, population=floats)]).holds == (False,)
+
+
+def test_check_names_a_key_column_of_lists():
+    """Cells holding lists cannot be categories: a RoleError (an SdcError) naming the column and
+    a record, not pandas' 'unhashable type' TypeError."""
+    from sdcsession.errors import RoleError
+
+    df = pd.DataFrame({"a": [[1], [2], [1]], "b": ["x", "y", "x"]})
+    with pytest.raises(RoleError, match="column 'a' holds values that are not categories"):
+        P.check(df, ["a", "b"], [P.KAnonymity(2)])
+    assert P.check(df.assign(a=["p", "q", "p"]), ["a", "b"], [P.KAnonymity(1)]).holds == (True,)

@@ -69,3 +69,25 @@ def test_global_risk_is_the_exact_mean():
     assert R.global_risk(r) == float(sum(Fraction(v) for v in r.tolist()) / len(r))
     assert R.expected_reidentifications(r) == float(sum(Fraction(v) for v in r.tolist()))
     assert R.global_risk(r) == pytest.approx(r.mean(), rel=1e-14)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.floats(min_value=1e155, max_value=1e308), st.booleans())
+def test_overflow_is_a_measure_error(big, negative):
+    """A value whose square overflows (|x| > ~1.34e154) gives an infinite square: refused as a
+    `MeasureError` (an SdcError and a ValueError) saying to rescale, in the sums and in the
+    measures built on them; the value itself still sums exactly."""
+    from sdcsession.errors import MeasureError
+    from sdcsession.utility import il1s
+
+    x = -big if negative else big
+    assert to_float(partial_sum([x, 1.0])) == x + 1.0 or abs(x) > 2**53
+    with np.errstate(over="ignore"), pytest.raises(MeasureError, match="rescale"):
+        partial_sum(np.array([x, 1.0]) ** 2)
+    with pytest.raises(ValueError):
+        partial_sum([np.inf])
+    import pandas as pd
+
+    o = pd.DataFrame({"a": [1.0, 2.0, 3.0, x]})
+    with pytest.raises(MeasureError, match="rescale"):
+        il1s(o, o.assign(a=o["a"] + 1.0))

@@ -187,3 +187,25 @@ def test_bad_input():
         record_linkage(pd.DataFrame({"o": pd.Series(["lo", "hi"], dtype=lv)}),
                        pd.DataFrame({"o": pd.Series(["hi", "lo"], dtype=pd.CategoricalDtype(
                            ["hi", "lo"], ordered=True))}), variables="o", distance="gower")
+
+
+def test_overflowing_distances_are_refused():
+    """Squared distances beyond the largest double are infinite for every candidate: refused
+    (the optimal assignment would fail, the nearest match would be arbitrary)."""
+    x = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": [1e300, -1e300, 5e299]})
+    for assignment in ("optimal", "nearest"):
+        with pytest.raises(MeasureError, match="overflow"):
+            record_linkage(x, x + 1.0, variables=["a", "b"], assignment=assignment)
+    small = x.assign(b=x["b"] * 1e-150)  # large but finite distances: linked as before
+    assert record_linkage(small, small + 1.0, variables=["a", "b"]).correct_matches == 3
+
+
+def test_indexes_of_different_depths_are_refused():
+    """Records are matched by index label: a two-level index against a one-level index is a
+    MeasureError saying so (pandas' isin raised a ValueError)."""
+    x = pd.DataFrame({"a": [1.0, 2.0, 3.0]})
+    y = x.set_axis(pd.MultiIndex.from_arrays([[0, 1, 2], ["u", "u", "u"]]), axis=0)
+    for a, b in ((x, y), (y, x)):
+        with pytest.raises(MeasureError, match="level"):
+            record_linkage(a, b + 0.1, variables=["a"])
+    assert record_linkage(y, y + 0.1, variables=["a"]).correct_matches == 3

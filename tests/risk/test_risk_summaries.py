@@ -76,3 +76,17 @@ def test_l_diversity_summary_matches_sdcmicro_distinct():
             np.testing.assert_allclose(s.table.loc[(v, m)].to_numpy(), want, rtol=1e-9)
         counts = pd.Series(ref["ldiversity"][v]["distinct"]).value_counts()
         assert s.distribution[v][s.distribution[v] > 0].to_dict() == counts.to_dict()
+
+
+def test_l_diversity_summary_refuses_columns_that_are_not_its_numbers():
+    """An edited l_diversity result (a text value, a column twice) is a ParameterError naming
+    the column, not a float conversion or groupby ValueError."""
+    df = pd.DataFrame({"sex": ["m"] * 4 + ["f"] * 2, "ill": ["a", "a", "b", "c", "a", "a"]})
+    ld = l_diversity(df, ["sex"], "ill")
+    text = ld.assign(ill_entropy=ld["ill_entropy"].astype(object).where(ld.index > 0, "x"))
+    with pytest.raises(ParameterError, match="ldiv: column ill_entropy must be one numeric"):
+        l_diversity_summary(text)
+    twice = pd.concat([ld, ld[["ill_distinct"]]], axis=1)
+    with pytest.raises(ParameterError, match="ldiv: column ill_distinct must be one numeric"):
+        l_diversity_summary(twice)
+    assert l_diversity_summary(ld).table.loc[("ill", "distinct")].tolist()[-1] == 3.0

@@ -195,3 +195,13 @@ def test_from_parquet_and_utility(scheduler, survey, tmp_path):
     assert s.utility.il1s == pytest.approx(il1s, rel=1e-9)
     with pytest.raises(sdc.errors.DataFileError):
         s.export(path, force=True, overwrite=True)  # never over the source dataset
+
+
+def test_microaggregation_by_strata_refuses_an_underflowing_deviation(survey):
+    """The whole file's standard deviation underflows to 0 for values about 1e-300 apart: the
+    distributed microaggregation refuses it before any stratum runs, as the in-memory one."""
+    tiny = survey.assign(income=survey["income"] * 1e-300)
+    for sess in _pair(tiny):
+        with pytest.raises(TreatmentError, match="standard deviation of 0 or infinity"):
+            sess.microaggregation(["income", "expend"], k=3, strata=["urbrur"])
+        assert sess.head.depth == 0

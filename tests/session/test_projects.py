@@ -216,6 +216,22 @@ def test_overwrite_only_when_asked(session, tmp_path):
         session.save_project(tmp_path)
 
 
+def test_flags_take_numpy_bools_like_every_flag(session, survey, tmp_path):
+    """include_data, overwrite and apply_to's strict take numpy bools as every other flag of
+    the package does (check_bool), and still refuse 0, 1 and text."""
+    path = session.save_project(tmp_path / "p.sdcproj", include_data=np.True_,
+                                overwrite=np.False_)
+    with pytest.raises(DataFileError, match="overwrite=True"):
+        session.save_project(path, overwrite=np.False_)
+    assert session.save_project(path, overwrite=np.True_) == path
+    opened = sdc.open_project(path, data=survey)
+    new, drift = opened.apply_to(survey, strict=np.True_)
+    assert new.data.equals(opened.data)  # the same plan on the same data
+    for bad in ("no", 1, 0):
+        with pytest.raises(ParameterError, match="strict: expected True or False"):
+            opened.apply_to(survey, strict=bad)
+
+
 def test_include_data_refuses_what_parquet_cannot_keep(tmp_path):
     df = pd.DataFrame({"a": ["x", "y", "x"], "b": [1, "two", 3.0]})
     s = sdc.SdcSession(df, keys=["a"], seed=1)
@@ -268,6 +284,11 @@ def test_format_number_and_unknown_types(session, survey, tmp_path):
     check("seed", lambda m: m["steps"][1].update(seed=-1), r"step #1: seed")
     check("names", lambda m: m["scenarios"][1].update(name="main"), "given twice")
     check("deep", lambda m: m.update(extra=json.loads("[" * 100 + "]" * 100)), "nested")
+    cat = next(i for i, c in enumerate(json.loads(read_archive(src, {"project.json": 2**30})[
+        "project.json"])["data"]["columns"]) if "categories" in c)
+    for bad in (1, "no", True, {"a": 1}):  # not a list: refused, not a TypeError on compare
+        check(f"cats{bad!s}", lambda m, bad=bad: m["data"]["columns"][cat].update(categories=bad),
+              r"data.columns: expected a list of \{name, dtype\} \(categories: a list\)")
     # a wrong recorded fingerprint: the replay of that step is refused, never other data
     fp = "sha256:" + "0" * 64
     s2 = sdc.open_project(_reseal(src, tmp_path / "fp", lambda m: m["steps"][1].update(

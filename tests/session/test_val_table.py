@@ -50,3 +50,13 @@ def test_hand_computed_il1s_and_consistency(tarragona_like):
 def test_bad_methods(tarragona_like, methods):
     with pytest.raises(ParameterError, match="method"):
         sdc.val_table(tarragona_like, methods)
+
+
+def test_numeric_columns_named_by_numbers_are_refused(tarragona_like):
+    """The default columns are every numeric column; one named by a number (0) is refused with
+    a ParameterError naming it (the treatments take text names), not a TypeError."""
+    df = tarragona_like.assign(**{}).join(pd.DataFrame({0: np.arange(101.0)}))
+    with pytest.raises(ParameterError, match=r"column names must be text, got \[0\]"):
+        sdc.val_table(df, ["rank_swap"])
+    t = sdc.val_table(df, ["mdav"], columns=list("abcd"))
+    assert t.loc[0, "il1s"] == pytest.approx(sdc.val_table(tarragona_like, ["mdav"]).loc[0, "il1s"])

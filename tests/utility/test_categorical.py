@@ -198,3 +198,27 @@ def test_tables_use_union_of_categories_from_both_files():
     t = u.contingency_table(o, m, columns=["k"])
     assert t["k"].tolist() == ["a", "b", "c"]
     assert u.ut(o, m, columns=["k"]) == pytest.approx(2 / 3)
+
+
+def test_contingency_table_of_mixed_label_types():
+    """Labels of mixed types (numbers in one file, text in the other) are read into a fresh
+    array: no 'assignment destination is read-only' from a pandas view."""
+    t = u.contingency_table(pd.DataFrame({"k": [0, 1, 1]}), pd.DataFrame({"k": ["x", "y", "x"]}),
+                            columns=["k"])
+    assert t.values.tolist() == [[0, 1.0, 0.0, -1.0], [1, 2.0, 0.0, -2.0],
+                                 ["x", 0.0, 2.0, 2.0], ["y", 0.0, 1.0, 1.0]]
+    t = u.contingency_table(pd.DataFrame({"k": ["x", 3, "y"]}),
+                            pd.DataFrame({"k": ["x", "y", None]}), columns=["k"])
+    assert t["original"].sum() == 3 and t["masked"].sum() == 3
+    assert t["k"].isna().sum() == 1
+
+
+def test_categories_of_types_pyarrow_cannot_compare():
+    """Complex numbers against pyarrow-backed text: pyarrow cannot look the labels up (an
+    ArrowNotImplementedError); the union of categories is built as plain objects instead."""
+    o = pd.DataFrame({"a": np.arange(4) + 1j})
+    m = pd.DataFrame({"a": pd.Series(["x", "y", "x", "y"], dtype="str")})
+    assert u.ut(o, m, columns=["a"]) == pytest.approx(4 / 3)  # 6 cells, |diff| sums to 8
+    t = u.contingency_table(o, m, columns=["a"])
+    assert t["original"].tolist() == [1.0] * 4 + [0.0] * 2
+    assert t["masked"].tolist() == [0.0] * 4 + [2.0] * 2

@@ -221,3 +221,18 @@ def test_lambda_bounds_property(gauss):
     r = u.il_variables(o, m)
     assert ((r.by_variable >= 0) & (r.by_variable <= 1)).all()
     assert u.il_variables(o, o).overall == 0.0
+
+
+def test_overflowing_values_are_measure_errors():
+    """Values beyond ~1e154 overflow the squares and products behind the correlations and the
+    sums: a named MeasureError, never numpy's LinAlgError or a bare ValueError."""
+    o = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 5.0], "y": [2.0, 1.0, 4.0, 3.0, 6.0]})
+    big = o.assign(x=o["x"] * 1e300)
+    with pytest.raises(MeasureError, match="overflows"):
+        u.il_correl(big, o)
+    with pytest.raises(MeasureError, match="rescale"):
+        u.il_correl(o, big)
+    for fn in (u.il1s, u.il1s_sdcmicro):
+        with pytest.raises(MeasureError, match="rescale"):
+            fn(big, big + 1.0)
+    assert 0 <= u.il_correl(o, o.assign(x=o["x"] * 1e150)) <= 1  # large but finite: computed

@@ -64,3 +64,13 @@ def test_cluster_utility(data):
     assert 0 <= a <= 0.25
     with pytest.raises(ParameterError):
         u.cluster_utility(o, o, n_clusters=0)
+
+
+def test_propensity_score_with_more_design_columns_than_records():
+    """A text column with a category per record gives more dummies than records: the columns
+    past the rank are dropped (no IndexError); files that cannot be told apart score 0, files
+    of equal size told apart completely score c(1 - c) = 1/4."""
+    o = pd.DataFrame({c: [f"{c}{i}" for i in range(6)] for c in "xyz"})  # 16 columns, 12 rows
+    assert u.propensity_score(o, o.copy()) == pytest.approx(0.0, abs=1e-9)
+    m = pd.DataFrame({c: [f"{c}{i}" for i in range(6, 12)] for c in "xyz"})
+    assert u.propensity_score(o, m) == pytest.approx(0.25, abs=1e-6)

@@ -379,3 +379,18 @@ def test_pairs_missing_on_the_same_rows_match_scipy(mixed):
     assert row.p_protected == pytest.approx(sp.pvalue, rel=1e-6, abs=1e-300)
     kw = stats.kruskal(*[m.z[~miss & (m.g == k)] for k in "abc"])
     assert _pair(r, "g", "z").p_protected == pytest.approx(kw.pvalue, rel=1e-9, abs=1e-300)
+
+
+@pytest.mark.parametrize("dtype", [object, np.float64, "Float64"])
+def test_all_missing_masked_column_whatever_its_dtype(dtype):
+    """A masked column with every value missing is 'all values missing' (LDU_psr 0) whether it
+    holds None (object), NaN (float) or pd.NA: never taken for a recoding, never an IndexError."""
+    o = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "k": [1, 1, 2, 2, 3, 3],
+                      "a": list("ppqqrr")})
+    gone = pd.Series([None] * 6, dtype=dtype)
+    r = gdu(o, o.assign(x=gone, k=gone))
+    uni = r.univariate.set_index("variable")
+    assert uni.loc["x", "step"] == uni.loc["k", "step"] == "all values missing"
+    assert uni.loc["x", "ldu_psr"] == uni.loc["k", "ldu_psr"] == 0.0
+    ref = gdu(o, o.assign(x=np.nan, k=np.nan))
+    assert r.gdu == pytest.approx(ref.gdu)

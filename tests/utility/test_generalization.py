@@ -83,3 +83,32 @@ def test_c_avg_and_discernibility():
     assert sizes.tolist() == [2, 2, 4, 4, 4, 4, 0]
     with pytest.raises(ParameterError):
         u.c_avg(m, keys=["age"], k=0)
+
+
+def test_hierarchy_depth_and_cycles_are_parameter_errors():
+    """Nested dicts or parent chains deeper than MAX_HEIGHT levels are refused as they are
+    walked (not a RecursionError); parent links going round in a cycle beside the root are
+    refused (they were dropped silently); a deep list is 'not a single value'."""
+    from sdcsession.utility.hierarchy import MAX_HEIGHT, Hierarchy
+
+    chain = {i: i + 1 for i in range(MAX_HEIGHT - 1)}
+    assert Hierarchy.from_parents(chain).height == MAX_HEIGHT - 1
+    assert Hierarchy.from_parents(chain).generalize([0], 3).tolist() == [3]
+    with pytest.raises(ParameterError, match=f"more than {MAX_HEIGHT} levels deep"):
+        Hierarchy.from_parents({i: i + 1 for i in range(100_000)})
+    tree: dict = {}
+    node = tree
+    for i in range(5_000):
+        node[i] = {}
+        node = node[i]
+    with pytest.raises(ParameterError, match=f"more than {MAX_HEIGHT} levels deep"):
+        Hierarchy.from_nested(tree)
+    deep: list = []
+    inner = deep
+    for _ in range(5_000):
+        inner.append([])
+        inner = inner[0]
+    with pytest.raises(ParameterError, match="node of type list is not a single value"):
+        Hierarchy.from_nested({"*": deep})
+    with pytest.raises(ParameterError, match=r"the links of \['a', 'b'\] form a cycle"):
+        Hierarchy.from_parents({"a": "b", "b": "a", "c": "r"})

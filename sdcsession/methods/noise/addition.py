@@ -171,7 +171,9 @@ def numeric_block(data: pd.DataFrame, columns: tuple[str, ...] | list[str], what
     """The columns as an n×p float64 array (NaN = missing), checked for numeric use.
 
     Raises `TreatmentError` for unknown, non-numeric (including categorical and boolean),
-    all-missing, infinite or (with ``min_sd``) constant columns.
+    all-missing, infinite or (with ``min_sd``) constant columns, and columns whose standard
+    deviation underflows to 0 or overflows in double precision (spans below 1e-150 or above
+    1e150 are checked).
 
     >>> numeric_block(pd.DataFrame({"a": [1, 2, None]}), ["a"], "noise").ravel().tolist()
     [1.0, 2.0, nan]
@@ -194,6 +196,11 @@ def numeric_block(data: pd.DataFrame, columns: tuple[str, ...] | list[str], what
         if min_sd and (observed < 2 or np.fmin.reduce(v) == np.fmax.reduce(v)):
             raise TreatmentError(
                 f"{what}: column {c!r} is constant (standard deviation 0); nothing to perturb")
+        span = np.fmax.reduce(v) - np.fmin.reduce(v) if min_sd else 1.0
+        if not 1e-150 < span < 1e150 and not 0 < np.nanstd(v, ddof=1) < np.inf:
+            raise TreatmentError(  # squared deviations underflow to 0 or overflow
+                f"{what}: column {c!r} has a standard deviation of 0 or infinity in double "
+                "precision (values too close together or too large); rescale the variable")
         out[:, j] = v
     return out
 

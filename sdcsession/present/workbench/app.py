@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataFileError, MissingDependencyError, ParameterError, install_hint
+from ...methods.params import check_bool
 
 __all__ = ["app_notebook", "write_app_notebook", "voila_command", "free_port", "run_app",
            "new_token", "app_environment"]
@@ -199,8 +200,7 @@ def run_app(data: str | Path, *, port: int | None = None, open_browser: bool = T
     if port is not None and (isinstance(port, bool) or not isinstance(port, int)
                              or not 0 < port < 65536):
         raise ParameterError(f"port: expected an integer in [1, 65535] or None, got {port!r:.40}")
-    if not isinstance(open_browser, bool):
-        raise ParameterError(f"open_browser: expected True or False, got {open_browser!r:.40}")
+    open_browser = check_bool("open_browser", open_browser)
     if sep is not None and (not isinstance(sep, str) or not sep):
         raise ParameterError(f"sep: expected a delimiter (text) or None, got {sep!r:.40}")
     app_notebook(path, seed=seed, sep=sep, **roles)  # checks the seed and the roles

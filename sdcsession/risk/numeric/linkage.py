@@ -403,6 +403,9 @@ def record_linkage(
         if len(x) != len(y):
             raise MeasureError(f"y: x and y must have the same number of records for the "
                                f"one-to-one linkage ({len(x)} and {len(y)})")
+    elif x.index.nlevels != y.index.nlevels:
+        raise MeasureError(f"y: the index has {y.index.nlevels} level(s), x's {x.index.nlevels}; "
+                           "records are matched by index label")
     elif len(x) != len(y) or not x.index.isin(y.index).all():
         only_x = x.index.difference(y.index)[:5].tolist()
         only_y = y.index.difference(x.index)[:5].tolist()
@@ -428,6 +431,10 @@ def record_linkage(
     for start in range(0, n, block):
         rows = slice(start, min(n, start + block))
         d = _block_distances(cols, rows, w, distance, any_missing)
+        if np.isinf(d).any():
+            raise MeasureError(
+                f"record_linkage: the {distance} distances overflow (values beyond about 1e154 "
+                "in absolute value); rescale the linkage variables")
         dmin = d.min(axis=1)
         n_best[rows] = (np.abs(d - dmin[:, None]) <= tol).sum(axis=1)
         nearest[rows] = d.argmin(axis=1)

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import DataFileError, ParameterError, RecipeError
+from ...methods.params import check_bool
 
 __all__ = ["write_archive", "read_archive", "MAX_RATIO", "SEAL"]
 
@@ -79,8 +80,7 @@ def write_archive(path: str | Path, members: Iterable[tuple[str, bytes, bool]], 
     ``protect`` paths (the session's source data) always, and a directory or a missing parent
     directory; ``overwrite`` must be True or False (`ParameterError`). Returns the path.
     """
-    if not isinstance(overwrite, bool):
-        raise ParameterError(f"overwrite: expected True or False, got {overwrite!r:.40}")
+    overwrite = check_bool("overwrite", overwrite)
     if not isinstance(path, (str, Path)) or not str(path).strip() or "\x00" in str(path):
         raise ParameterError(f"path: expected a file path (str or pathlib.Path), got {path!r:.80}")
     p = Path(path)

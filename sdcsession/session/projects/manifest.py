@@ -247,7 +247,8 @@ def _data(d: Any, p: _Problems) -> dict[str, Any]:
     names: list[Any] = []
     if p.need(isinstance(cols, list) and all(
             isinstance(c, Mapping) and "name" in c and isinstance(c.get("dtype"), str)
-            for c in cols), "data.columns: expected a list of {name, dtype}"):
+            and (c.get("categories") is None or isinstance(c["categories"], list)) for c in cols),
+            "data.columns: expected a list of {name, dtype} (categories: a list)"):
         try:
             names = [decode_value(c["name"], where="data.columns: name") for c in cols]
         except RecipeError as e:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ...errors import ParameterError, RecipeError, SdcError
+from ...methods.params import check_bool
 from ...scale._base import is_dask_frame
 from ..replay import Replay
 from ..state import State
@@ -61,9 +62,7 @@ MAX_EXPANSION = 1000
 
 
 def _flag(name: str, v: Any) -> bool:
-    if not isinstance(v, bool):
-        raise ParameterError(f"{name}: expected True or False, got {v!r:.40}")
-    return v
+    return check_bool(name, v)  # True/False or a numpy bool, as every flag
 
 
 def _parquet_bytes(df: pd.DataFrame) -> bytes:

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import DriftError, ParameterError, RoleError, SdcError
+from ...methods.params import check_bool
 from ...scale._base import is_dask_frame
 from .drift import SELF_CHECKING, key_drift, step_drift
 
@@ -139,8 +140,7 @@ def apply_to(session: SdcSession, new_data: Any, *, branch: str | None = None,
 
     Missing values: never reported as new categories or out-of-range values.
     """
-    if not isinstance(strict, bool):
-        raise ParameterError(f"strict: expected True or False, got {strict!r:.40}")
+    strict = check_bool("strict", strict)
     source = _scenario(session, branch)
     new = _new_session(source, new_data)
     rows: list[dict[str, Any]] = []

@@ -122,6 +122,10 @@ def val_table(data: pd.DataFrame,
     if columns is None:
         cols = [c for c in data.columns if pd.api.types.is_numeric_dtype(data[c])
                 and not pd.api.types.is_bool_dtype(data[c])]
+        bad = [c for c in cols if not isinstance(c, str)]
+        if bad:
+            raise ParameterError(f"val_table: column names must be text, got {bad[:5]!r:.80}; "
+                                 "rename them or name the columns to use with columns=")
     else:
         cols = [columns] if isinstance(columns, str) else list(param_names(columns, "columns"))
     if not cols:

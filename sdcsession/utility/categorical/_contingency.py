@@ -199,7 +199,7 @@ def contingency_table(
         size = e.n_categories + shift
         idx = rem % size - shift
         rem = rem // size
-        vals = e.categories.take(np.maximum(idx, 0)).to_numpy(dtype=object)
+        vals = e.categories.take(np.maximum(idx, 0)).to_numpy(dtype=object, copy=True)
         vals[idx < 0] = np.nan
         labels[c] = vals
     out = pd.DataFrame({c: labels[c] for c in cols})

@@ -329,7 +329,12 @@ def _collinear(r: np.ndarray, cols: Sequence[Hashable], tol: float = 1e-10) -> l
 def _inverse_diag(x: np.ndarray, cols: Sequence[Hashable], measure: str, which: str
                   ) -> np.ndarray:
     _sd_checked(x, cols, measure, which)
-    r = np.atleast_2d(np.corrcoef(x, rowvar=False))
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = np.atleast_2d(np.corrcoef(x, rowvar=False))
+    if not np.isfinite(r).all():
+        raise MeasureError(
+            f"{measure}: the correlation matrix of the {which} file overflows (values beyond "
+            "about 1e154 in absolute value); rescale the variables")
     culprits = _collinear(r, cols)
     if culprits or np.linalg.cond(r) > 1e12:
         raise MeasureError(

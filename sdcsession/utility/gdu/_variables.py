@@ -151,6 +151,8 @@ def _derive_recoding(o: pd.Series, m: pd.Series) -> pd.Series:
 
 
 def _looks_recoded(o: pd.Series, m: pd.Series) -> bool:
+    if not m.notna().any():  # all missing, whatever its dtype: nothing was recoded into
+        return False
     if _is_numeric(o) and not _is_numeric(m):
         return True
     if _is_numeric(o) and _is_numeric(m):

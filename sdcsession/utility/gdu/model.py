@@ -288,6 +288,8 @@ def gdu(
             v = _Var(c, t_eff, level_o, level_o, int(oc.max()) + 1 if len(oc) else 0,
                      _Side(oc.astype(np.int64), vals), None, None)
         elif not is_rec:
+            if level_o >= 1 and _is_numeric(o) and not m.notna().any():
+                m = pd.Series(np.nan, index=m.index, dtype=np.float64)  # all missing: any dtype
             if level_o >= 2 and not _is_numeric(m):
                 raise MeasureError(f"column {c!r}: numeric in the original, {m.dtype} in masked")
             if level_o >= 2:  # continuous: codes are never used
@@ -320,7 +322,7 @@ def gdu(
             level_p = 0 if level_o == 0 else 1
             oc_own, _ = pd.factorize(o)
             vo = _ordinal_values(o) if level_o >= 1 else np.full(len(o), np.nan)
-            if level_p == 1:
+            if level_p == 1 and len(labels):
                 # order the labels by the mean original value of the records recoded into them
                 k = len(labels)
                 okd = (dc >= 0) & ~np.isnan(vo)

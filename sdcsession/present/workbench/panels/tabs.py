@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ....errors import ParameterError
+from ....methods.params import check_bool
 
 __all__ = ["lazy_tabs"]
 
@@ -40,8 +40,7 @@ def lazy_tabs(tab: Any, pages: Sequence[Any], *, lazy: bool = True) -> Callable[
     Missing values: none (``pages`` are widgets)."""
     import ipywidgets as w
 
-    if not isinstance(lazy, bool):
-        raise ParameterError(f"lazy_tabs: expected True or False, got {lazy!r:.40}")
+    lazy = check_bool("lazy_tabs", lazy)
     pages = list(pages)
     if not lazy:
         tab.children = tuple(p() if callable(p) else p for p in pages)
