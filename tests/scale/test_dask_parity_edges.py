@@ -150,3 +150,15 @@ def test_what_the_dask_views_do_not_offer_is_refused_by_name():
         s.utility.no_such_measure  # noqa: B018
     with pytest.raises(MeasureError, match="report"):
         s.report()
+
+
+@pytest.mark.parametrize("cuts", CUTS, ids=IDS)
+def test_data_for_release_has_the_pandas_index(cuts):
+    """The released records in the release order with a fresh index 0..n-1 over the whole
+    frame, as pandas gives (each partition once restarted at 0: duplicated labels)."""
+    s, p = _both(cuts)
+    got = s.data_for_release().compute()
+    pd.testing.assert_frame_equal(got, p.data_for_release())
+    assert got.index.tolist() == list(range(N))
+    pd.testing.assert_frame_equal(s.data_for_release(shuffle=False).compute(),
+                                  p.data_for_release(shuffle=False))
