@@ -162,3 +162,18 @@ def test_data_for_release_has_the_pandas_index(cuts):
     assert got.index.tolist() == list(range(N))
     pd.testing.assert_frame_equal(s.data_for_release(shuffle=False).compute(),
                                   p.data_for_release(shuffle=False))
+
+
+def test_stratum_memory_check_reads_a_partition_with_records(monkeypatch):
+    """The size of a record is read from the first partition that has records: an empty first
+    partition (an empty file) once gave the size of an empty frame (about 140 bytes) for
+    records of 2,000 characters and let a stratum through that does not fit."""
+    from sdcsession.scale import by_strata
+
+    df = _data().assign(sex=lambda d: (d["sex"] + "x" * 2000).astype("str"))
+    s = sdc.SdcSession(_split(df, CUTS[2]), **ROLES)
+    # the largest stratum: 12 records x > 2,000 bytes x 6 > 144,000 bytes; 12 x 140 x 6 < 11,000
+    monkeypatch.setattr(by_strata, "worker_memory_limit", lambda: 20_000.0)
+    with pytest.raises(TreatmentError, match="more than a worker's memory limit"):
+        s.local_suppression(k=2, strata=["region"])
+    assert s.head.depth == 0
