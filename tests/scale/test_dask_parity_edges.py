@@ -150,6 +150,21 @@ def test_what_the_dask_views_do_not_offer_is_refused_by_name():
         s.utility.no_such_measure  # noqa: B018
     with pytest.raises(MeasureError, match="report"):
         s.report()
+    for plot in (lambda x: x.plot.distributions("inc"), lambda x: x.plot.mosaic(["sex"])):
+        with pytest.raises(MeasureError, match="in-memory sessions"):
+            plot(s)
+    with pytest.raises(TreatmentError, match="optimize: the search runs on in-memory"):
+        s.optimize()
+    assert s.head.depth == 0
+
+
+def test_the_workbench_refuses_a_dask_session_by_name():
+    pytest.importorskip("ipywidgets")
+    from sdcsession.errors import ParameterError
+
+    s, _ = _both(CUTS[3])
+    with pytest.raises(ParameterError, match="source: the workbench works on in-memory data"):
+        s.workbench()
 
 
 @pytest.mark.parametrize("cuts", CUTS, ids=IDS)
