@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DataFileError, ParameterError, SdcError, user_stacklevel
+from ..errors import DataFileError, MeasureError, ParameterError, SdcError, user_stacklevel
 from .display import esc
 from .report_attacks import attack_section
 from .report_sections import (
@@ -244,6 +244,10 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     from .compare import compare, frontier, pick_loss
 
     ss = _sessions(sessions)
+    if any(s.state.distributed for s in ss):  # its sections read the data in memory
+        raise MeasureError("report: the report is made from in-memory sessions; compute the "
+                           "Dask frame first (SdcSession(dask_frame.compute(), ...)) or a "
+                           "sample of it")
     out_path = _check_args(path, internal, title, figures, overwrite, ss)
     for s in ss[1:]:
         if s.history[0] is not ss[0].history[0]:

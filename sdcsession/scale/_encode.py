@@ -92,7 +92,9 @@ def scan(ddf: Any, keys: Sequence[str], *, what: str = "keys",
     cats: list[pd.Index] = []
     is_cat: list[bool] = []
     for j, k in enumerate(keys):
-        per = [r[0][j] for r in results]
+        # an empty partition (an empty file) holds no categories of its own: pandas reads the
+        # dataset with the others' categories
+        per = [r[0][j] for r in results if r[2]] or [r[0][j] for r in results]
         if any(kind == "cat" for kind, _ in per):
             found = [v for kind, v in per if kind == "cat"]
             if any(not f.equals(found[0]) for f in found[1:]) or len(found) != len(per):
@@ -122,24 +124,21 @@ def known_categories(ddf: Any, columns: Sequence[str], *, progress: bool | None 
     """``ddf`` with the categories of its categorical ``columns`` known to Dask.
 
     A frame read from Parquet has categorical columns whose categories Dask does not know (each
-    partition carries its own). One pass reads the categories of every categorical column: when every partition has the same
-    categories they are declared on the frame (nothing else changes); when they differ a
-    `RoleError` names the column and says how to make them agree.
+    partition carries its own). One pass reads the categories of every categorical column: when
+    every partition has the same categories they are declared on the frame and given to every
+    partition (an empty partition, read from an empty file, has none of its own); when they
+    differ a `RoleError` names the column and says how to make them agree.
     """
     cat = [c for c in columns if isinstance(ddf._meta[c].dtype, pd.CategoricalDtype)]
     if not cat:
         return ddf
     plan = scan(ddf, cat, what="data", progress=progress)  # every partition's categories agree
-    unknown = [c for c in cat if not ddf[c].cat.known]
-    if not unknown:
-        for j, c in enumerate(cat):
-            if not plan.categories[j].equals(ddf._meta[c].cat.categories):
-                raise mismatched_categories(c, [ddf._meta[c].cat.categories,
-                                                plan.categories[j]], "data")
-        return ddf
-    plan = scan(ddf, unknown, what="data", progress=progress)
+    for j, c in enumerate(cat):
+        if ddf[c].cat.known and not plan.categories[j].equals(ddf._meta[c].cat.categories):
+            raise mismatched_categories(c, [ddf._meta[c].cat.categories,
+                                            plan.categories[j]], "data")
     dtypes = {c: pd.CategoricalDtype(plan.categories[j], ordered=bool(ddf._meta[c].cat.ordered))
-              for j, c in enumerate(unknown)}
+              for j, c in enumerate(cat)}
     return ddf.map_partitions(_as_dtype, dtypes, meta=ddf._meta.astype(dtypes))
 
 

@@ -93,7 +93,11 @@ def check_strata_fit(ddf: Any, strata: Sequence[str], columns: Sequence[str], wh
                        progress=progress)
     limit = worker_memory_limit()
     if limit is not None and len(sizes):
-        head = ddf[list(columns)].partitions[0].compute()
+        sub = ddf[list(columns)]
+        for i in range(sub.npartitions):  # the first partition with records (not an empty file)
+            head = sub.partitions[i].compute()
+            if len(head):
+                break
         per_row = float(head.memory_usage(deep=True, index=True).sum()) / max(len(head), 1)
         big = sizes.idxmax()
         need = float(sizes.max()) * per_row * STRATUM_MEMORY_FACTOR

@@ -110,7 +110,9 @@ def write_parquet(ddf: Any, path: Any, *, overwrite: bool = False, protect: Any 
     if not out.parent.exists():
         raise DataFileError(f"path: the directory {str(out.parent)!r} does not exist")
     kw.setdefault("name_function", _part_name)
-    ddf = _common_dtypes(ddf)
+    ddf, objects = _common_dtypes(ddf)
+    if objects and "schema" not in kw:
+        kw["schema"] = _schema(ddf, objects, out, write_index)
     task = ddf.to_parquet(str(out), write_index=write_index, compute=False, **kw)
     if progress_enabled(progress):
         from ._base import compute
@@ -121,19 +123,39 @@ def write_parquet(ddf: Any, path: Any, *, overwrite: bool = False, protect: Any 
     return out
 
 
-def _common_dtypes(ddf: Any) -> Any:
+def _kinds(part: pd.DataFrame) -> tuple[pd.Series, dict[str, Any]]:
+    """A partition's dtypes, and the Arrow type of each object column's values (or the error
+    pyarrow gives for them)."""
+    import pyarrow as pa
+
+    objects: dict[str, Any] = {}
+    for c in part.columns:
+        if part[c].dtype == object:
+            try:
+                objects[c] = pa.Array.from_pandas(part[c]).type
+            except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
+                objects[c] = e
+    return part.dtypes, objects
+
+
+def _common_dtypes(ddf: Any) -> tuple[Any, dict[str, list[Any]]]:
     """``ddf`` with every numeric column in one dtype in all partitions: the common type of its
     partitions' dtypes (int64 and float64: float64), which the pandas path gives for the whole
     file. A step can change a column's dtype in some partitions only (local suppression
     blanks int keys to float64 where it suppresses) and not in the frame's meta; Parquet needs
-    one schema. One pass reads the partitions' dtypes; other columns are left as they are."""
+    one schema. One pass reads the partitions' dtypes; other columns are left as they are.
+    Also returns the Arrow types of every object column's values, partition by partition
+    (read in the same pass; see `_schema`)."""
     import dask
 
     from ._base import compute
 
-    kinds = compute(*[dask.delayed(lambda p: p.dtypes)(part) for part in ddf.to_delayed()],
+    found = compute(*[dask.delayed(_kinds)(part) for part in ddf.to_delayed()],
                     progress=False)
+    kinds = [k for k, _ in found]
     meta = ddf._meta
+    objects = {c: [o[c] for _, o in found if c in o] for c in meta.columns
+               if meta[c].dtype == object}
     common = {}
     for c in meta.columns:
         seen = {k[c] for k in kinds}
@@ -142,8 +164,37 @@ def _common_dtypes(ddf: Any) -> Any:
             if any(x != t for x in seen) or meta[c].dtype != t:
                 common[c] = t
     if not common:
-        return ddf
-    return ddf.map_partitions(lambda p: p.astype(common), meta=meta.astype(common))
+        return ddf, objects
+    return ddf.map_partitions(lambda p: p.astype(common), meta=meta.astype(common)), objects
+
+
+def _schema(ddf: Any, objects: dict[str, list[Any]], out: Path, write_index: bool) -> Any:
+    """The Arrow schema of the export: Dask's own (from the frame's meta) for every column but
+    the object columns, whose type is the one Arrow infers from their values on the whole file
+    (the partitions' types unified; pyarrow's rule for the pandas path's one table): Dask would
+    infer it from the meta, which holds no value of an object column. Values Arrow cannot type
+    (e.g. numbers and text in one column) raise `DataFileError` naming the column, as the
+    pandas path's writer does."""
+    import pyarrow as pa
+
+    meta = ddf._meta_nonempty
+    base = pa.Schema.from_pandas(meta.drop(columns=list(objects)),
+                                 preserve_index=write_index).remove_metadata()
+    types = {}
+    for c, found in objects.items():
+        bad = [t for t in found if isinstance(t, Exception)]
+        try:
+            if bad:
+                raise bad[0]
+            types[c] = pa.unify_schemas([pa.schema([(c, t)]) for t in found] or
+                                        [pa.schema([(c, pa.null())])],
+                                        promote_options="permissive").field(c).type
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
+            raise DataFileError(f"{out}: cannot write as parquet: {type(e).__name__}: {e} "
+                                f"(column {c!r})") from e
+    fields = [pa.field(c, types[c]) if c in types else base.field(c) for c in meta.columns]
+    index = [f for f in base if f.name not in set(meta.columns)]
+    return pa.schema(fields + index)
 
 
 def _row_bytes(part: pd.DataFrame) -> bytes:

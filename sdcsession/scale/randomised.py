@@ -194,8 +194,9 @@ def _pram(t: Pram, ddf: Any, roles: Roles, seed: int, progress: Any) -> Distribu
               for j in range(len(t.columns))]
     skeys = np.unique(np.concatenate([tb.index.get_level_values(0).to_numpy(dtype=np.int64)
                                       for tb in tables] + [np.zeros(0, dtype=np.int64)]))
-    if len(skeys) == 0:
-        raise TreatmentError(f"pram: column(s) {list(t.columns)} have only missing values")
+    for c, tb in zip(t.columns, tables):  # the in-memory message, first column first
+        if len(tb) == 0:
+            raise TreatmentError(f"pram: column {c!r} has only missing values")
     labels = _stratum_labels(skeys, splan)
     notes: dict[str, Any] = {"pd": t.pd, "alpha": t.alpha, "invariant": bool(t.invariant),
                              **({"given": list(t.given)} if t.given else {}),
@@ -205,8 +206,6 @@ def _pram(t: Pram, ddf: Any, roles: Roles, seed: int, progress: Any) -> Distribu
     cums = []
     for c, cat, tb in zip(t.columns, cats, tables):
         k = len(cat)
-        if len(tb) == 0:
-            raise TreatmentError(f"pram: column {c!r} has only missing values")
         base = column_base(user.get(c), list(cat), c, t.pd, t.bandwidth)
         freq = np.zeros((len(skeys), k))
         si = np.searchsorted(skeys, tb.index.get_level_values(0).to_numpy(dtype=np.int64))

@@ -187,6 +187,8 @@ def _draw(codes: np.ndarray, group: np.ndarray, cum: np.ndarray, u: np.ndarray) 
     k = cum.shape[-1]
     ok = codes >= 0
     new = codes.copy()
+    if not ok.any():  # only missing values (a Dask partition can hold no other): unchanged
+        return new
     row = (group[ok] * k + codes[ok])
     flat = cum.reshape(-1, k)
     # offset trick: rows of flat are searched at once; rows are [0, 1] cumulative so add row ids

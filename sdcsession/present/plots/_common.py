@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ...errors import ParameterError
+from ...errors import MeasureError, ParameterError
 from ..steps import _is_session, scenarios
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -160,6 +160,10 @@ def _frames(items: Sequence[Any], original: bool | pd.DataFrame
             plain.append((str(it[0]), it[1]))
         elif _is_session(it) or isinstance(it, Step) or isinstance(it, Sequence):
             for name, st in scenarios(it):
+                if st.state.distributed:  # the data plots read the records in memory
+                    raise MeasureError("plot: the data plots are drawn from in-memory "
+                                       "sessions; compute the Dask frame first "
+                                       "(SdcSession(dask_frame.compute(), ...)) or a sample")
                 out.append((name, st.state.data))
                 if orig is None:
                     orig = st.state.original

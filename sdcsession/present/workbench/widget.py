@@ -44,6 +44,7 @@ import pandas as pd
 
 from ...errors import ParameterError, SdcError
 from ...methods.base import TREATMENTS
+from ...scale._base import is_dask_frame
 from ...session import SdcSession
 from .data import DataPanel
 from .hierarchy import make_form
@@ -472,6 +473,9 @@ def workbench(source: SdcSession | pd.DataFrame, *, background: bool | None = No
     page is drawn in the browser when the tab is first selected (the app's first paint).
     """
     kw = {"background": background, "seed": seed, "path": path, "lazy_tabs": lazy_tabs}
+    if is_dask_frame(source) or (isinstance(source, SdcSession) and source.state.distributed):
+        raise ParameterError("source: the workbench works on in-memory data; compute the Dask "
+                             "frame first (SdcSession(dask_frame.compute(), ...)) or a sample")
     if isinstance(source, SdcSession) or not isinstance(source, pd.DataFrame):
         if roles:
             raise ParameterError(f"workbench: roles {sorted(roles)} are given with a DataFrame; "

@@ -63,10 +63,29 @@ def _with_keys(part: pd.DataFrame, offsets: list[int], seed: int,
     return part.assign(**{ORDER_COLUMN: keys})
 
 
-def released_frame(session: SdcSession, *, shuffle: bool) -> Any:
+def _range_counts(start: int, length: int, seed: int, divisions: list[int]) -> np.ndarray:
+    """How many of the order keys of positions ``start .. start + length - 1`` fall in each
+    range of ``divisions`` (Dask's rule: ``d_k <= key < d_{k+1}``, the last range closed)."""
+    keys = order_keys(np.arange(start, start + length), seed)
+    out = np.searchsorted(np.asarray(divisions[1:-1], dtype=np.int64), keys, side="right")
+    return np.bincount(out, minlength=len(divisions) - 1)
+
+
+def _fresh_index(part: pd.DataFrame, starts: list[int],
+                 partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
+    start = starts[int(partition_info["number"])] if partition_info else 0
+    return part.set_axis(pd.RangeIndex(start, start + len(part)))
+
+
+def released_frame(session: SdcSession, *, shuffle: bool, index: bool = True) -> Any:
     """The released Dask frame: without the direct identifiers; with ``shuffle`` sorted in the
-    release order (a fresh index per partition)."""
-    from ...scale._base import partition_lengths
+    release order with the pandas path's fresh index 0..n-1 (``index=False``: an index per
+    partition, for a writer that does not write it). The index needs the number of records of
+    every output partition: the order keys are a function of the positions only, so they are
+    counted per range without reading the data (one task per input partition)."""
+    import dask
+
+    from ...scale._base import compute, partition_lengths
 
     data = session.state.data
     drop = [c for c in session.roles.identifiers if c in data.columns]
@@ -77,9 +96,16 @@ def released_frame(session: SdcSession, *, shuffle: bool) -> Any:
     lengths = partition_lengths(data, progress=False)
     offsets = [int(v) for v in np.concatenate([[0], np.cumsum(lengths)[:-1]])]
     meta = data._meta.assign(**{ORDER_COLUMN: np.zeros(0, dtype=np.int64)})
-    keyed = data.map_partitions(_with_keys, offsets, order_seed(session), meta=meta)
-    out = keyed.set_index(ORDER_COLUMN, divisions=order_divisions(data.npartitions))
-    return out.reset_index(drop=True)
+    seed, divisions = order_seed(session), order_divisions(data.npartitions)
+    keyed = data.map_partitions(_with_keys, offsets, seed, meta=meta)
+    out = keyed.set_index(ORDER_COLUMN, divisions=divisions).reset_index(drop=True)
+    if not index:
+        return out
+    counts = compute(*[dask.delayed(_range_counts)(o, n, seed, divisions)
+                       for o, n in zip(offsets, lengths)], progress=False)
+    sizes = np.sum(counts, axis=0) if counts else np.zeros(len(divisions) - 1, dtype=np.int64)
+    starts = [int(v) for v in np.concatenate([[0], np.cumsum(sizes)[:-1]])]
+    return out.map_partitions(_fresh_index, starts, meta=out._meta)
 
 
 def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bool = False,
@@ -98,7 +124,7 @@ def export(session: SdcSession, path: Any, *, force: bool = False, overwrite: bo
                              f"directory, e.g. 'release/' or 'release.parquet'), got {path!r}")
     findings = release_check(session, k=k, risk_threshold=risk_threshold, shuffle=shuffle)
     enforce_release_check(findings, force)
-    out = released_frame(session, shuffle=shuffle)
+    out = released_frame(session, shuffle=shuffle, index=False)  # the index is not written
     written = write_parquet(out, path, overwrite=overwrite, protect=protected, **kw)
     record_export(session, written, shuffle, findings)
     return written

@@ -225,6 +225,16 @@ class DaskUtilitySummary:
     def __init__(self, state: State, step: Any = None) -> None:
         self._state = state
 
+    def __getattr__(self, name: str) -> Any:
+        from ..views.utility_view import UtilitySummary
+
+        if not name.startswith("_") and hasattr(UtilitySummary, name):
+            raise MeasureError(f"utility.{name} is not distributed; on Dask the utility "
+                               "summary gives suppressions, records_changed, entropy_change, "
+                               "il1s, moments and correlation_discrepancy (compute the others "
+                               "on a sample in memory)")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def _u(self) -> dict[str, Any]:
         return self._state.measure("dask.utility")
 

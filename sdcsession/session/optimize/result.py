@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...errors import ParameterError, SdcWarning, user_stacklevel
+from ...errors import ParameterError, SdcWarning, TreatmentError, user_stacklevel
 from ...methods.base import check_int
 from ...progress import Bar
 from ..measures import MEASURES
@@ -181,6 +181,10 @@ def optimize(self: Any, privacy: Any = (("k_anonymity", 3),), keep: Any = (), *,
         raise ParameterError(f"n_jobs: expected an integer >= 1 (or -1 for every core), got "
                              f"{n_jobs!r:.60}")
     jobs = (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
+    if self.state.distributed:  # the plans are evaluated on in-memory copies of the data
+        raise TreatmentError("optimize: the search runs on in-memory sessions; compute the Dask "
+                             "frame first (SdcSession(dask_frame.compute(), ...)) or a sample "
+                             "or stratum of it")
     steps = check_space(self, treatments)
     loss = default_loss() if loss is None else loss
     if not isinstance(risk, str) or not isinstance(loss, str):
