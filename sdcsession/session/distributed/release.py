@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import ParameterError
+from ..release.categories import without_vanished
 from ..release.check import enforce_release_check, export_options, record_export, release_check
 from ..release.order import ORDER_COLUMN, order_keys, order_seed
 
@@ -64,14 +65,16 @@ def _with_keys(part: pd.DataFrame, offsets: list[int], seed: int,
 
 
 def released_frame(session: SdcSession, *, shuffle: bool) -> Any:
-    """The released Dask frame: without the direct identifiers; with ``shuffle`` sorted in the
-    release order (a fresh index per partition)."""
+    """The released Dask frame: without the direct identifiers and the categories that only
+    treated-away records used (`without_vanished`); with ``shuffle`` sorted in the release
+    order (a fresh index per partition)."""
     from ...scale._base import partition_lengths
 
     data = session.state.data
     drop = [c for c in session.roles.identifiers if c in data.columns]
     if drop:
         data = data.drop(columns=drop)
+    data = without_vanished(data, session.original)
     if not shuffle:
         return data
     lengths = partition_lengths(data, progress=False)

@@ -1,7 +1,8 @@
 """Safe release: the released data, the release check and the export that runs it, for pandas
 and Dask sessions alike.
 
-`release_data` is the current state without the direct identifiers, in a seeded random record
+`release_data` is the current state without the direct identifiers and without the categories
+that only records changed by a treatment used (`sdcsession.session.release.categories`), in a seeded random record
 order unless ``shuffle=False`` (`sdcsession.session.release.order`). `release_check` lists what
 stands between the current state and a safe release, one row per finding:
 
@@ -55,6 +56,7 @@ import pandas as pd
 from ...errors import ParameterError, ReleaseError, SdcWarning, user_stacklevel
 from ...methods.base import check_number
 from .aligned import same_values
+from .categories import without_vanished
 from .contracts import contract_findings
 from .order import order_seed, shuffled
 from .rounds import compute_for, gather, run, values
@@ -71,11 +73,13 @@ FINDING_COLUMNS = ["severity", "check", "variables", "records", "message"]
 
 
 def release_data(session: SdcSession, shuffle: bool = False) -> pd.DataFrame:
-    """The current data without the direct identifiers (never part of a release); with
-    ``shuffle`` in the release order of `order_seed` and with a fresh index 0..n-1."""
+    """The current data without the direct identifiers (never part of a release) and without
+    the categories that only treated-away records used (`without_vanished`); with ``shuffle``
+    in the release order of `order_seed` and with a fresh index 0..n-1."""
     data = session.state.data
     drop = [c for c in session.roles.identifiers if c in data.columns]
     out = data.drop(columns=drop) if drop else data.copy(deep=False)
+    out = without_vanished(out, session.original)
     return shuffled(out, order_seed(session)) if shuffle else out
 
 
