@@ -21,7 +21,7 @@ stands between the current state and a safe release, one row per finding:
 | ``weights`` | warn | weights released unchanged while some weight value is shared by fewer than k records |
 | ``numeric`` | warn | numeric variables released unperturbed |
 | ``no_role`` | warn | columns with no role, released as they are |
-| ``household_id`` | warn | the household id released with its original values (no `new_ids` step) |
+| ``household_id`` | warn (block after record swapping or household-wide suppression) | the household id released with its original values (no `new_ids` step) |
 | ``contract`` | block (or the contract's severity) | a declared utility contract is not met (`SdcSession.declare_contracts`) |
 
 The structural findings are computed in `sdcsession.session.release.structure` (the same code
@@ -158,15 +158,32 @@ def release_check(session: SdcSession, *, k: int | None = None, risk_threshold: 
                             f"column(s) with no role are released as they are: {free}"))
     hid = roles.household
     if hid and hid in released and not _renumbered(session, hid):
+        hh = _household_step(session)
         out.append(_finding(
-            "warn", "household_id", [hid], n,
+            "block" if hh else "warn", "household_id", [hid], n,
             f"the household id {hid!r} is released with its original values: ids assigned in "
             "the survey's order (often by area) give away where a household lives and link it "
-            f"to other files; replace them (s.new_ids(), random ids that keep the households) or "
+            "to other files" + (f"; after {hh} they give the households' original values "
+                                "back (an id next to its neighbours' ids tells their area)"
+                                if hh else "")
+            + f"; replace them (s.new_ids(), random ids that keep the households) or "
             f"remove the column (s.remove({hid!r}))"))
     out.extend(subset_findings(session))
     out.extend(contract_findings(session))
     return findings_table(out)
+
+
+def _household_step(session: SdcSession) -> str | None:
+    """The first step on HEAD's path that changes whole households' values (record swapping,
+    household-wide local suppression), as ``"record_swap"`` / ``"local_suppression(household=
+    True)"``; None without one (decided from the history: the same on pandas and Dask)."""
+    for step in session.head.path():
+        kind = getattr(step.treatment, "type", None)
+        if kind == "record_swap":
+            return "record_swap"
+        if kind == "local_suppression" and getattr(step.treatment, "household", False) is True:
+            return "local_suppression(household=True)"
+    return None
 
 
 def _renumbered(session: SdcSession, column: str) -> bool:
