@@ -23,6 +23,7 @@ import sdcsession as sdc  # noqa: E402
 from sdcsession.errors import ParameterError  # noqa: E402
 from sdcsession.methods.noise import AddNoise  # noqa: E402
 from sdcsession.present.report import report  # noqa: E402
+from sdcsession.present.report_sections import withhold_seeds  # noqa: E402
 from sdcsession.session.measures import COUNTS  # noqa: E402
 
 KEYS = ["region", "sex", "age5", "marstat"]
@@ -89,8 +90,8 @@ def test_sections_and_content(public, scen):
     # sizes and roles
     assert re.search(rf"<td>records</td><td[^>]*>{s.state.n:,}</td>", text)
     assert "<td>keys</td><td>region, sex, age5, marstat</td>" in text
-    # steps: the noise step with its seed, the suppression with what it changed
-    assert str(b.head.seed) in text
+    # steps: the noise step without its seed (withheld), the suppression with what it changed
+    assert str(b.head.seed) not in text and "<td>withheld</td>" in text
     assert f'<td>blanked: {a.head.notes["blanked"]:,}</td>' in text  # notes as text
     # risk before/after figures, as printed by the compare table
     er = float(sdc.risk.individual_risk(s.original, KEYS, weight="w").sum())
@@ -101,7 +102,9 @@ def test_sections_and_content(public, scen):
     # the recipes are there and parse back to the sessions' recipes
     pres = re.findall(r"<pre>(.*?)</pre>", text, flags=re.S)
     recipes = [json.loads(_html.unescape(p)) for p in pres]
-    assert recipes == [json.loads(json.dumps(x.to_recipe())) for x in (s, a, b)]
+    assert recipes == [json.loads(json.dumps(withhold_seeds(x.to_recipe()))) for x in (s, a, b)]
+    assert all(r["seed"] == "withheld" and all(st["seed"] == "withheld" for st in r["steps"])
+               for r in recipes)
 
 
 def test_public_variant_has_no_record_level_value(public, scen):
@@ -273,3 +276,15 @@ def test_notes_and_parameters_are_text_not_json(scen):
     t = sdc.SdcSession(df, keys=["k", "j"], seed=1).local_suppression(k=3)
     html = report(t, figures=False).html
     assert "k=3;" in html and "k=3.0" not in html
+
+
+def test_public_report_withholds_the_seeds(public, internal, scen):
+    """With the seeds, the released file's record order (and every random draw) would be
+    regenerated: the public report prints none, the internal one prints them all."""
+    _, text = public
+    seeds = {str(x.seed) for x in scen} | {str(st.seed) for x in scen for st in x.history
+                                          if st.treatment is not None and st.treatment.random}
+    assert seeds and not any(v in text for v in seeds if len(v) > 6)
+    assert f"session seed {scen[0].seed} " not in text and "session seed withheld" in text
+    assert '&quot;seed&quot;: &quot;withheld&quot;' in text
+    assert all(v in internal for v in seeds)

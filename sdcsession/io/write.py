@@ -45,7 +45,8 @@ def write_data(
     ``overwrite=True``, a real boolean: ``"no"`` is a `ParameterError`), then writes to a temporary file next to ``path`` and renames it into place, so
     a failed write leaves no partial file. The index is not written. CSV: ``sep`` (default ","; tab
     for .tsv), missing values as empty fields, categories as their values. Parquet: pandas dtypes
-    are preserved (pyarrow). Stata/SPSS: categorical columns as codes 1..k with value labels (see
+    are preserved (pyarrow); of ``df.attrs`` only the variable labels (``column_labels``) are
+    stored in the file's metadata. Stata/SPSS: categorical columns as codes 1..k with value labels (see
     module docstring), ``df.attrs["column_labels"]`` as variable labels. SAS: .xpt only.
     Extra keyword arguments go to the underlying writer.
 
@@ -90,8 +91,12 @@ def write_data(
         if fmt in ("csv", "tsv"):
             d = sep if sep is not None else ("\t" if fmt == "tsv" else ",")
             df.to_csv(tmp, sep=d, index=False, **kw)
-        elif fmt == "parquet":
-            df.to_parquet(tmp, engine="pyarrow", index=False, **kw)
+        elif fmt == "parquet":  # pandas writes df.attrs into the file's metadata: only the
+            # variable labels go there (the source's value labels, the source path and the
+            # per-record missing codes are notes for the writers, not content of the file)
+            out = df.copy(deep=False)
+            out.attrs = {k: v for k, v in df.attrs.items() if k == "column_labels"}
+            out.to_parquet(tmp, engine="pyarrow", index=False, **kw)
         else:
             _write_readstat(df, tmp, fmt, kw)
         _place(tmp, p, overwrite)

@@ -9,7 +9,9 @@ and each scenario's recipe.
 
 **Confidentiality.** The public variant (default) prints aggregates only: counts, means, standard
 deviations, numbers of categories, risk and loss measures — never a record-level value of the
-original data (no minimum, maximum, quantile, outlier point or key combination). Category labels
+original data (no minimum, maximum, quantile, outlier point or key combination) and no seed (the
+session's and the steps' seeds would regenerate the released file's record order and random
+draws: the public recipes show ``"withheld"``). Category labels
 appear only where a treatment's parameters name them (e.g. a recoding map), as in the recipe.
 ``internal=True`` adds, for the internal reader only, the riskiest key combinations of each
 scenario (key values with their frequencies and risk) and is marked as internal at the top.
@@ -40,6 +42,7 @@ from ..errors import DataFileError, MeasureError, ParameterError, SdcError, user
 from .display import esc
 from .report_attacks import attack_section
 from .report_sections import (
+    WITHHELD,
     _data_section,
     _internal_section,
     _release_section,
@@ -47,6 +50,7 @@ from .report_sections import (
     _steps_section,
     _table,
     _utility_section,
+    withhold_seeds,
 )
 from .report_tables import tables_section
 
@@ -283,9 +287,10 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
     out.append(_data_section(ss))
     out.append("<h2 id='scenarios'>Scenarios</h2>")
     for s in ss:
-        out.append(f"<h3>{esc(s.name)}</h3><p class='muted'>session seed {esc(s.seed)} · "
+        out.append(f"<h3>{esc(s.name)}</h3><p class='muted'>session seed "
+                   f"{esc(s.seed) if internal else WITHHELD} · "
                    f"HEAD {esc(s.head.label)} (depth {s.head.depth})</p>")
-        out.append(_steps_section(s))
+        out.append(_steps_section(s, internal))
     out.append(_risk_section(ss))
     out.append(_release_section(ss))
     out.append(tables_section(ss))
@@ -353,9 +358,13 @@ def report(*sessions: Any, path: str | Path | None = None, internal: bool = Fals
                                + "; every scenario's figure has the same scales."))
     out.append("<h2 id='recipes'>Recipes</h2><p class='muted'>Replay with "
                "<code>SdcSession.from_recipe(data, recipe)</code>; the fingerprint identifies the"
-               " original file.</p>")
+               " original file." + ("" if internal else " The seeds are withheld: with them the "
+                                    "released file's record order and random draws could be "
+                                    "regenerated (the internal report and the saved recipe "
+                                    "hold them).") + "</p>")
     for s in ss:
-        rec = json.dumps(s.to_recipe(), indent=2, ensure_ascii=False)
+        rec = json.dumps(s.to_recipe() if internal else withhold_seeds(s.to_recipe()), indent=2,
+                         ensure_ascii=False)
         out.append(f"<h3>{esc(s.name)}</h3><pre>{esc(rec)}</pre>")
     if internal:
         out.append(_internal_section(ss))

@@ -115,7 +115,24 @@ def _data_section(sessions: list[Any]) -> str:
     return "".join(parts)
 
 
-def _steps_section(s: Any) -> str:
+#: what the public report prints in place of a seed
+WITHHELD = "withheld"
+
+
+def withhold_seeds(recipe: dict[str, Any]) -> dict[str, Any]:
+    """``recipe`` with the session seed and every step's seed replaced by ``"withheld"``: with
+    the seeds, anyone holding the released file regenerates the release order (the original
+    record order) and every random draw (noise, PRAM, swaps), so a public report leaves them
+    out."""
+    out = dict(recipe)
+    if "seed" in out:
+        out["seed"] = WITHHELD
+    out["steps"] = [{**st, "seed": WITHHELD} if isinstance(st, dict) and "seed" in st else st
+                    for st in out.get("steps", [])]
+    return out
+
+
+def _steps_section(s: Any, internal: bool = True) -> str:
     rows = []
     for st in s.history:
         t = st.treatment
@@ -123,7 +140,7 @@ def _steps_section(s: Any) -> str:
             continue
         params = "; ".join(f"{k}={value_text(v, items=12)}" for k, v in t.params().items())
         rows.append({"step": f"#{st.id}", "treatment": t.type, "parameters": params,
-                     "seed": str(st.seed) if t.random else "–",
+                     "seed": (str(st.seed) if internal else WITHHELD) if t.random else "–",
                      "seconds": round(float(st.seconds), 3), "what changed": _notes_text(st.notes)})
     if not rows:
         return '<p class="muted">No treatment applied: this scenario is the original data.</p>'

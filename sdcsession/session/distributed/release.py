@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import ParameterError
+from ..release.categories import without_vanished
 from ..release.check import enforce_release_check, export_options, record_export, release_check
 from ..release.order import ORDER_COLUMN, order_keys, order_seed
 
@@ -78,9 +79,10 @@ def _fresh_index(part: pd.DataFrame, starts: list[int],
 
 
 def released_frame(session: SdcSession, *, shuffle: bool, index: bool = True) -> Any:
-    """The released Dask frame: without the direct identifiers; with ``shuffle`` sorted in the
-    release order with the pandas path's fresh index 0..n-1 (``index=False``: an index per
-    partition, for a writer that does not write it). The index needs the number of records of
+    """The released Dask frame: without the direct identifiers and the categories that only
+    treated-away records used (`without_vanished`); with ``shuffle`` sorted in the release
+    order with the pandas path's fresh index 0..n-1 (``index=False``: an index per partition,
+    for a writer that does not write it). The index needs the number of records of
     every output partition: the order keys are a function of the positions only, so they are
     counted per range without reading the data (one task per input partition)."""
     import dask
@@ -91,6 +93,7 @@ def released_frame(session: SdcSession, *, shuffle: bool, index: bool = True) ->
     drop = [c for c in session.roles.identifiers if c in data.columns]
     if drop:
         data = data.drop(columns=drop)
+    data = without_vanished(data, session.original)
     if not shuffle:
         return data
     lengths = partition_lengths(data, progress=False)

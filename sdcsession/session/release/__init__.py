@@ -11,6 +11,8 @@
 - `codes`: the structure findings' counts on a pandas frame from integer codes (the fast path);
 - `reductions`: the release check's counts on Dask in bounded memory per partition (distinct
   values, functional dependencies, rare values);
+- `categories`: the released categorical dtypes without the categories only treated-away
+  records used;
 - `order`: the seeded random order of the released records;
 - `methods`: the session's release methods (a mixin);
 - `contracts`: the findings of the declared utility contracts (a hook of `release_check`);

@@ -1,7 +1,8 @@
 """Safe release: the released data, the release check and the export that runs it, for pandas
 and Dask sessions alike.
 
-`release_data` is the current state without the direct identifiers, in a seeded random record
+`release_data` is the current state without the direct identifiers and without the categories
+that only records changed by a treatment used (`sdcsession.session.release.categories`), in a seeded random record
 order unless ``shuffle=False`` (`sdcsession.session.release.order`). `release_check` lists what
 stands between the current state and a safe release, one row per finding:
 
@@ -20,7 +21,7 @@ stands between the current state and a safe release, one row per finding:
 | ``weights`` | warn | weights released unchanged while some weight value is shared by fewer than k records |
 | ``numeric`` | warn | numeric variables released unperturbed |
 | ``no_role`` | warn | columns with no role, released as they are |
-| ``household_id`` | warn | the household id released with its original values (no `new_ids` step) |
+| ``household_id`` | warn (block after record swapping or household-wide suppression) | the household id released with its original values (no `new_ids` step) |
 | ``contract`` | block (or the contract's severity) | a declared utility contract is not met (`SdcSession.declare_contracts`) |
 
 The structural findings are computed in `sdcsession.session.release.structure` (the same code
@@ -55,6 +56,7 @@ import pandas as pd
 from ...errors import ParameterError, ReleaseError, SdcWarning, user_stacklevel
 from ...methods.base import check_number
 from .aligned import same_values
+from .categories import without_vanished
 from .contracts import contract_findings
 from .order import order_seed, shuffled
 from .rounds import compute_for, gather, run, values
@@ -71,11 +73,13 @@ FINDING_COLUMNS = ["severity", "check", "variables", "records", "message"]
 
 
 def release_data(session: SdcSession, shuffle: bool = False) -> pd.DataFrame:
-    """The current data without the direct identifiers (never part of a release); with
-    ``shuffle`` in the release order of `order_seed` and with a fresh index 0..n-1."""
+    """The current data without the direct identifiers (never part of a release) and without
+    the categories that only treated-away records used (`without_vanished`); with ``shuffle``
+    in the release order of `order_seed` and with a fresh index 0..n-1."""
     data = session.state.data
     drop = [c for c in session.roles.identifiers if c in data.columns]
     out = data.drop(columns=drop) if drop else data.copy(deep=False)
+    out = without_vanished(out, session.original)
     return shuffled(out, order_seed(session)) if shuffle else out
 
 
@@ -154,15 +158,32 @@ def release_check(session: SdcSession, *, k: int | None = None, risk_threshold: 
                             f"column(s) with no role are released as they are: {free}"))
     hid = roles.household
     if hid and hid in released and not _renumbered(session, hid):
+        hh = _household_step(session)
         out.append(_finding(
-            "warn", "household_id", [hid], n,
+            "block" if hh else "warn", "household_id", [hid], n,
             f"the household id {hid!r} is released with its original values: ids assigned in "
             "the survey's order (often by area) give away where a household lives and link it "
-            f"to other files; replace them (s.new_ids(), random ids that keep the households) or "
+            "to other files" + (f"; after {hh} they give the households' original values "
+                                "back (an id next to its neighbours' ids tells their area)"
+                                if hh else "")
+            + f"; replace them (s.new_ids(), random ids that keep the households) or "
             f"remove the column (s.remove({hid!r}))"))
     out.extend(subset_findings(session))
     out.extend(contract_findings(session))
     return findings_table(out)
+
+
+def _household_step(session: SdcSession) -> str | None:
+    """The first step on HEAD's path that changes whole households' values (record swapping,
+    household-wide local suppression), as ``"record_swap"`` / ``"local_suppression(household=
+    True)"``; None without one (decided from the history: the same on pandas and Dask)."""
+    for step in session.head.path():
+        kind = getattr(step.treatment, "type", None)
+        if kind == "record_swap":
+            return "record_swap"
+        if kind == "local_suppression" and getattr(step.treatment, "household", False) is True:
+            return "local_suppression(household=True)"
+    return None
 
 
 def _renumbered(session: SdcSession, column: str) -> bool:
