@@ -21,7 +21,7 @@ stands between the current state and a safe release, one row per finding:
 | ``weights`` | warn | weights released unchanged while some weight value is shared by fewer than k records |
 | ``numeric`` | warn | numeric variables released unperturbed |
 | ``no_role`` | warn | columns with no role, released as they are |
-| ``household_id`` | warn (block after record swapping or household-wide suppression) | the household id released with its original values (no `new_ids` step) |
+| ``household_id`` | warn (block after record swapping) | the household id released with its original values (no `new_ids` step) |
 | ``contract`` | block (or the contract's severity) | a declared utility contract is not met (`SdcSession.declare_contracts`) |
 
 The structural findings are computed in `sdcsession.session.release.structure` (the same code
@@ -174,15 +174,12 @@ def release_check(session: SdcSession, *, k: int | None = None, risk_threshold: 
 
 
 def _household_step(session: SdcSession) -> str | None:
-    """The first step on HEAD's path that changes whole households' values (record swapping,
-    household-wide local suppression), as ``"record_swap"`` / ``"local_suppression(household=
-    True)"``; None without one (decided from the history: the same on pandas and Dask)."""
+    """``"record_swap"`` when a step on HEAD's path swaps records (whole households move to
+    another area, so an id among its neighbours' ids gives the original area back), else None
+    (decided from the history: the same on pandas and Dask)."""
     for step in session.head.path():
-        kind = getattr(step.treatment, "type", None)
-        if kind == "record_swap":
+        if getattr(step.treatment, "type", None) == "record_swap":
             return "record_swap"
-        if kind == "local_suppression" and getattr(step.treatment, "household", False) is True:
-            return "local_suppression(household=True)"
     return None
 
 
