@@ -442,6 +442,31 @@ def test_run_app_checks_every_argument_before_starting(tmp_path):
         assert text in str(e.value)
 
 
+class _Stop(Exception):
+    """Raised in place of starting the app's server."""
+
+
+def test_run_app_takes_numpy_integers_as_integers(monkeypatch):
+    """Numpy integers count as integers (as every other integer parameter), numpy bools not."""
+    from sdcsession.present.workbench import app
+
+    seen = {}
+
+    def started(notebook, *, port, **kw):
+        seen.update(port=port, **kw)
+        raise _Stop  # stop before anything starts
+
+    monkeypatch.setattr(app, "voila_command", started)
+    with pytest.raises(_Stop):
+        app.run_app(CSV, port=np.int64(8899), max_kernels=np.int32(2), pool=np.int64(1),
+                    idle_minutes=np.int64(5), open_browser=False)
+    assert seen["port"] == 8899 and type(seen["port"]) is int
+    assert seen["pool"] == 1 and type(seen["pool"]) is int
+    for kw in ({"port": np.bool_(True)}, {"max_kernels": np.bool_(True)}, {"pool": np.float64(1)}):
+        with pytest.raises(sdc.ParameterError):
+            app.run_app(CSV, **kw)
+
+
 def test_the_old_sessions_still_valid_values():
     """Values on the edge stay accepted: k_anonymity=1, an empty risk_variables list (random
     swapping only), the largest port, and a recipe replayed with strict=False."""

@@ -42,6 +42,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ...errors import DataFileError, MissingDependencyError, ParameterError, install_hint
 from ...methods.params import check_bool
 
@@ -197,21 +199,25 @@ def run_app(data: str | Path, *, port: int | None = None, open_browser: bool = T
     path = Path(data).expanduser()
     if not path.is_file():
         raise DataFileError(f"app: no data file {str(path)!r}")
-    if port is not None and (isinstance(port, bool) or not isinstance(port, int)
-                             or not 0 < port < 65536):
+    if port is not None and (isinstance(port, (bool, np.bool_))
+                             or not isinstance(port, (int, np.integer)) or not 0 < port < 65536):
         raise ParameterError(f"port: expected an integer in [1, 65535] or None, got {port!r:.40}")
+    port = None if port is None else int(port)
     open_browser = check_bool("open_browser", open_browser)
     if sep is not None and (not isinstance(sep, str) or not sep):
         raise ParameterError(f"sep: expected a delimiter (text) or None, got {sep!r:.40}")
     app_notebook(path, seed=seed, sep=sep, **roles)  # checks the seed and the roles
     if token is not None and not isinstance(token, str):
         raise ParameterError(f"token: expected text or None, got {type(token).__name__}")
-    if isinstance(max_kernels, bool) or not isinstance(max_kernels, int) or max_kernels < 1:
+    if isinstance(max_kernels, (bool, np.bool_)) or not isinstance(max_kernels, (int, np.integer)) \
+            or max_kernels < 1:
         raise ParameterError(f"max_kernels: expected an integer >= 1, got {max_kernels!r:.40}")
-    if isinstance(pool, bool) or not isinstance(pool, int) or pool < 0:
+    max_kernels = int(max_kernels)
+    if isinstance(pool, (bool, np.bool_)) or not isinstance(pool, (int, np.integer)) or pool < 0:
         raise ParameterError(f"pool: expected an integer >= 0, got {pool!r:.40}")
-    pool = min(pool, max_kernels - 1)
-    if isinstance(idle_minutes, bool) or not isinstance(idle_minutes, (int, float)) or not (
+    pool = min(int(pool), max_kernels - 1)
+    if isinstance(idle_minutes, (bool, np.bool_)) or not isinstance(
+            idle_minutes, (int, float, np.integer, np.floating)) or not (
             idle_minutes > 0 and idle_minutes < float("inf")):
         raise ParameterError(f"idle_minutes: expected a number > 0, got {idle_minutes!r:.40}")
     port = free_port() if port is None else port
