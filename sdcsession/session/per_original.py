@@ -52,14 +52,14 @@ def gdu_cache(original: Any) -> dict:
     return slot(original, "gdu")
 
 
-def same_values(a: pd.Series, b: pd.Series) -> bool:
+def columns_equal(a: pd.Series, b: pd.Series) -> bool:
     """``a.equals(b)`` for two columns of frames with equal indexes; two columns of the same
     dtype reading the same memory (a column a treatment left alone: frames share their
     unchanged columns) are equal without a pass over the values. Missing values: equal when
     missing in the same places.
 
     >>> o = pd.DataFrame({"x": [1.0, None]})
-    >>> same_values(o["x"], o.assign(y=1)["x"]), same_values(o["x"], o["x"] + 1)
+    >>> columns_equal(o["x"], o.assign(y=1)["x"]), columns_equal(o["x"], o["x"] + 1)
     (True, False)
     """
     return shares_values(a, b) or a.equals(b)
@@ -71,7 +71,7 @@ def unchanged(original: pd.DataFrame, data: pd.DataFrame, cols: Sequence[str]) -
         return True
     if len(data) != len(original) or not data.index.equals(original.index):
         return False
-    return all(c in data.columns and c in original.columns and same_values(data[c], original[c])
+    return all(c in data.columns and c in original.columns and columns_equal(data[c], original[c])
                for c in cols)
 
 

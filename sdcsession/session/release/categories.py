@@ -57,8 +57,7 @@ def vanished_categories(released: Any, original: Any) -> dict[str, list[Any]]:
     out: dict[str, list[Any]] = {}
     for i, c in enumerate(cols):
         now, before = (pd.Index(pd.Series(uniques[2 * i + j]).astype(object)) for j in (0, 1))
-        cats = released[c].dtype.categories if not hasattr(released, "_meta") \
-            else released._meta[c].dtype.categories
+        cats = getattr(released, "_meta", released)[c].dtype.categories
         gone = [v for v in cats if v in before and v not in now]
         if gone:
             out[c] = gone

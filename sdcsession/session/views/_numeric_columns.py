@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from ..per_original import same_values, slot
+from ..per_original import columns_equal, slot
 
 __all__ = ["numeric_columns"]
 
@@ -53,6 +53,6 @@ def _observed(original: pd.DataFrame, frame: pd.DataFrame, c: str) -> int:
     memo = slot(original, "observed")
     if c not in memo:
         memo[c] = int(original[c].notna().sum())
-    if frame is original or same_values(frame[c], original[c]):
+    if frame is original or columns_equal(frame[c], original[c]):
         return memo[c]
     return int(frame[c].notna().sum())
