@@ -67,18 +67,87 @@ def test_certain_means_every_completion_keeps_the_leader(seq, left):
 
 def test_needed_before_any_vote():
     assert [needed({}, {}, {}, runs) for runs in (1, 2, 5, 10, 11)] == [1, 2, 3, 6, 6]
+    # the first three runs agreeing end the vote: three runs are needed in any case
+    assert [needed({}, {}, {}, runs, agree=3) for runs in (1, 2, 3, 5, 10)] == [1, 2, 2, 3, 3]
+
+
+@settings(max_examples=100, deadline=None)
+@given(seq=st.lists(st.sampled_from("abc"), min_size=0, max_size=5), runs=st.integers(1, 6))
+def test_needed_with_agreement_is_the_fewest_runs_to_a_decision(seq, runs):
+    # the vote ends after run i when runs 0..2 agree (i = 2) or the leader is certain; needed
+    # says how many further runs that takes at the soonest: never fewer, and that many can
+    seq = seq[:runs - 1] if runs > 1 else []
+    done = [(s, DETS[s]) for s in seq]
+
+    def decided(votes_seq):
+        keys = [s for s, _ in votes_seq]
+        if len(keys) >= 3 and len(set(keys[:3])) == 1:
+            return True
+        return certain(*_state(votes_seq), runs - len(votes_seq)) if votes_seq else False
+
+    if any(decided(done[:j]) for j in range(1, len(done) + 1)):
+        return  # the vote had already ended
+    left = runs - len(done)
+    r = needed(*_state(done), left, agree=3) if done else needed({}, {}, {}, left, agree=3)
+    assert 1 <= r <= left
+    options = [(s, DETS[s]) for s in "abc"] + [("x", -9.0), ("y", 9.0)]
+    soonest = min((q for q in range(1, left + 1)
+                   for rest in itertools.product(options, repeat=q)
+                   if decided(done + list(rest))), default=left)
+    assert r == soonest
+
+
+def _fit_of(z, subset):
+    xs = z[subset]
+    cov = np.cov(xs, rowvar=False)
+    return float(np.linalg.slogdet(cov)[1]), np.sort(subset), xs.mean(axis=0), cov
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_three_agreeing_runs_end_the_vote(monkeypatch, workers):
+    # runs return a, a, a, then b seven times: the plurality of ten would be b (7 votes); the
+    # first three runs agree, so the vote ends with a after three searches
+    import sdcsession.risk.robust._fastmcd as fm
+
+    z = np.random.default_rng(0).normal(size=(700, 2))
+    h = (700 + 2 + 1) // 2
+    a, b = _fit_of(z, np.arange(h)), _fit_of(z, np.arange(700 - h, 700))
+    plan = iter([a, a, a] + [b] * 7)
+    calls = []
+
+    def fake_finish(*args, **kwargs):
+        calls.append(1)
+        return next(plan)
+
+    monkeypatch.setattr(fm, "finish", fake_finish)
+    got = _rmd_mcd._modal(z, 20, 10, 0, "robustbase-0.95", workers)
+    assert len(calls) == 3
+    assert np.array_equal(np.flatnonzero(got.raw_support), a[1])
+    # a, b, a, then b: no agreement; the plurality of the ten runs decides
+    plan = iter([a, b, a] + [b] * 7)
+    calls.clear()
+    got = _rmd_mcd._modal(z, 20, 10, 0, "robustbase-0.95", workers)
+    assert np.array_equal(np.flatnonzero(got.raw_support), b[1])
+    # after a b a b b b b, b has 5 votes and a 2 with 3 runs left: a can at most tie, and it
+    # loses the tie (b's determinant is the smaller one), so the vote ends after 7 searches
+    assert b[0] < a[0]
+    assert len(calls) == 7
 
 
 # ----------------------------------------------------------- the runs against the plain loop
 def _plain(z, n_starts, runs, seed, factors):
-    """Every run's search (no memo, no early stop); the modal subset's reweighted fit."""
+    """Every run's search (no memo, no early stop); the modal subset's reweighted fit (the
+    first ``AGREE`` runs' subset when they all return it)."""
     n, p = z.shape
     h = (n + p + 1) // 2
     found = [fastmcd(z, h, n_starts, np.random.default_rng(seed + i), "error")
              for i in range(runs)]
     keys = [f[1].tobytes() for f in found]
+    agree = min(_rmd_mcd.AGREE, runs)
+    if len(set(keys[:agree])) == 1:
+        keys = keys[:agree]
     votes = Counter(keys)
-    best = max(range(runs), key=lambda j: (votes[keys[j]], -found[j][0]))
+    best = max(range(len(keys)), key=lambda j: (votes[keys[j]], -found[j][0]))
     return _robustbase_fit(z, h, found[best], True, "error", factors)
 
 

@@ -7,8 +7,9 @@ group of records and one for the merged and full stages,
 `sdcsession.risk.robust._fastmcd.candidates`) and its last stage (the candidates iterated to
 convergence, `sdcsession.risk.robust._fastmcd.finish`, with the ``memo`` shared by the runs).
 The calling thread finishes the runs one by one in run order, counts the votes and stops as soon
-as the modal subset is certain (`sdcsession.risk.numeric._rmd_runs.certain`: no other subset can
-overtake it, the tie rule included); the start stages of the runs that the vote needs in any
+as the first ``AGREE`` runs have returned the same subset, or the modal subset is certain
+(`sdcsession.risk.numeric._rmd_runs.certain`: no other subset can overtake it, the tie rule
+included); the start stages of the runs that the vote needs in any
 case (half the runs and one before the first decision is possible; later, the fewest runs before
 it can be decided), plus ``AHEAD`` beyond, are computed by the calling thread and
 ``workers − 1`` helpers of a kept pool, group by group
@@ -38,7 +39,7 @@ import numpy as np
 from ...errors import MeasureError
 from ..robust.minimum_covariance import MCD, mcd
 
-__all__ = ["modal_mcd", "clear_cache", "CACHE_SIZE", "WORKERS", "AHEAD"]
+__all__ = ["modal_mcd", "clear_cache", "CACHE_SIZE", "WORKERS", "AHEAD", "AGREE"]
 
 #: fits kept (the most recently used ones)
 CACHE_SIZE = 4
@@ -46,6 +47,8 @@ CACHE_SIZE = 4
 WORKERS = max(1, min(2, os.cpu_count() or 1))
 #: runs whose start stages may be computed before the vote knows it needs them
 AHEAD = 0
+#: the vote ends when the first ``AGREE`` runs return the same subset
+AGREE = 3
 
 _cache: OrderedDict[tuple, MCD] = OrderedDict()
 _lock = threading.Lock()
@@ -121,7 +124,8 @@ def _modal(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str, wor
         return Stages(z, h, n_starts, np.random.default_rng(int(seed) + i), "error", stop)
 
     ahead = min(AHEAD, workers - 1)  # runs computed ahead of the vote (that many in vain)
-    plan = Runs(start, runs, needed(votes, log_det, first, runs) + ahead, workers, stop)
+    agree = AGREE
+    plan = Runs(start, runs, needed(votes, log_det, first, runs, agree) + ahead, workers, stop)
     try:
         for i in range(runs):
             fit = finish(z, h, *plan.get(i), "error", 100, memo)
@@ -132,9 +136,11 @@ def _modal(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str, wor
             log_det.setdefault(key, fit[0])
             first.setdefault(key, i)
             left = runs - i - 1
+            if i + 1 == agree and len(votes) == 1:  # the first `agree` runs agree
+                break
             if certain(votes, log_det, first, left):  # nothing can overtake the leader
                 break
-            plan.allow(i + 1 + needed(votes, log_det, first, left) + ahead)
+            plan.allow(i + 1 + needed(votes, log_det, first, left, agree) + ahead)
     finally:
         plan.close()
     done = len(found)

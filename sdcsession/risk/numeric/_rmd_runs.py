@@ -10,6 +10,8 @@ or votes(S) + left = votes(L) and S loses the tie (a larger log det, or the same
 after L); and a subset not seen yet, which could get at most ``left`` votes with an unknown log
 det, has left < votes(L). The worst case for L is that all remaining runs vote for one rival, so
 this is exactly the condition under which the result of all ``runs`` is already known.
+Before that, the vote also ends when the first ``agree`` runs (3 for ``rmd_risk``) all return
+the same subset (`needed` counts the runs left to that point while it is possible).
 
 Runs. The start stages of a run (its random starts and nested subsamples) depend only on the
 data and the run's seed; its last stage (`sdcsession.risk.robust._fastmcd.finish`) uses the memo
@@ -73,16 +75,28 @@ def certain(votes: dict, log_det: dict, first: dict, left: int) -> bool:
     return True
 
 
-def needed(votes: dict, log_det: dict, first: dict, left: int) -> int:
-    """The fewest further runs before the vote can be certain (all of them voting for the
+def needed(votes: dict, log_det: dict, first: dict, left: int, agree: int = 0) -> int:
+    """The fewest further runs before the vote can be decided (all of them voting for the
     leader, the quickest way): the runs that are computed in any case (1 ≤ result ≤ left when
-    left > 0; before any vote ⌊left/2⌋ + 1).
+    left > 0; before any vote ⌊left/2⌋ + 1). ``agree``: the vote also ends when the first
+    ``agree`` runs return one subset; while the runs so far agree, the runs left to that point.
 
     Example
     -------
     >>> needed({}, {}, {}, 10), needed({"a": 4, "b": 2}, {"a": -1.0, "b": 0.0}, {"a": 0, "b": 1}, 4)
     (6, 1)
+    >>> needed({}, {}, {}, 10, agree=3), needed({"a": 1}, {"a": -1.0}, {"a": 0}, 9, agree=3)
+    (3, 2)
     """
+    done = sum(votes.values())
+    fewest = _needed_certain(votes, log_det, first, left)
+    if len(votes) <= 1 and done < agree:  # unanimity of the first `agree` runs still possible
+        return min(fewest, agree - done)
+    return fewest
+
+
+def _needed_certain(votes: dict, log_det: dict, first: dict, left: int) -> int:
+    """`needed` without the unanimity rule."""
     if not votes:  # one subset with r votes is certain once left − r < r
         return min(left, left // 2 + 1)
     lead = _leader(votes, log_det, first)
