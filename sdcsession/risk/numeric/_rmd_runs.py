@@ -29,6 +29,13 @@ waiting for the other's whole run (runs were handed out whole before: at 10,000 
 helper then sat idle for about a third of the searches' wall time). A run's error is raised when
 the calling thread reaches that run, as the plain loop would raise it. The subsets, the votes,
 the memo and the errors are those of the plain loop, whatever the number of threads.
+
+Idle work. A caller may hand the plan work that does not depend on the searches (`Runs.idle`:
+``rmd_risk`` gives RMDID2's grid answer for every record). A helper that finds no group to
+compute and no run to open takes it (at the latest when the plan is closed, before it leaves),
+so it runs on the core the searches leave idle at their end; the caller asks for its value
+with `Idle.result`, which waits when the helper is computing it and gives None when no helper
+took it (then the caller computes it itself, as without the plan).
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-__all__ = ["certain", "needed", "Runs"]
+__all__ = ["certain", "needed", "Runs", "Idle"]
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -117,11 +124,57 @@ def _helper_pool() -> ThreadPoolExecutor:
         return _pool
 
 
+class Idle:
+    """Work for an idle helper of a `Runs` plan (module docstring): pending until a helper
+    takes it, then running, then done; `result` and `drop` settle it from the caller's side.
+
+    Example
+    -------
+    >>> plan = Runs(lambda i: None, 0, 0, 1, [False])  # one thread: no helper takes it
+    >>> job = plan.idle(lambda: 42)
+    >>> job.result() is None
+    True
+    >>> plan.close()
+    """
+
+    def __init__(self, task: Callable[[], object], cond: threading.Condition) -> None:
+        self._task, self._cond = task, cond
+        self._state = "pending"  # -> running -> done, or -> dropped
+        self._value: object = None
+
+    def _run(self) -> None:
+        """Compute the task (in a helper that claimed it under the plan's lock); an error
+        leaves no value (the caller computes it again and meets the error there)."""
+        try:
+            value = self._task()
+        except BaseException:  # noqa: BLE001 - the caller's own computation raises it
+            value = None
+        with self._cond:
+            self._value, self._state = value, "done"
+            self._cond.notify_all()
+
+    def result(self) -> object:
+        """The task's value when a helper computed it (waits while it runs); None when no
+        helper took it (it is then dropped: no helper will)."""
+        with self._cond:
+            if self._state == "pending":
+                self._state = "dropped"
+            while self._state == "running":
+                self._cond.wait()
+            return self._value
+
+    def drop(self) -> None:
+        """No longer wanted: a helper will not start it (one computing it finishes alone)."""
+        with self._cond:
+            if self._state == "pending":
+                self._state = "dropped"
+
+
 class Runs:
     """The start stages of runs 0, 1, … (``open_run(i)``: a `sdcsession.risk.robust._fastmcd.Stages`
     whose groups any thread may compute), shared by the calling thread (`get`) and
     ``workers − 1`` helpers (module docstring). ``limit``: runs below it may be opened (raise
-    it with `allow`); `close` abandons the rest."""
+    it with `allow`); `close` abandons the rest; `idle` hands the helpers other work."""
 
     def __init__(self, open_run: Callable[[int], Any], runs: int, limit: int, workers: int,
                  stop: Any) -> None:
@@ -131,6 +184,8 @@ class Runs:
         self._open: dict[int, Any] = {}  # opened runs whose groups are not all done
         self._done: dict[int, tuple[bool, object]] = {}
         self._closed = False
+        self._idle: list[Idle] = []  # idle work not yet taken
+        self._helpers = workers > 1
         if workers > 1:
             pool = _helper_pool()
             for _ in range(workers - 1):
@@ -142,6 +197,17 @@ class Runs:
             if limit > self._limit:
                 self._limit = limit
                 self._cond.notify_all()
+
+    def idle(self, task: Callable[[], object], first: bool = False) -> Idle:
+        """Hand ``task`` to a helper that finds no search work (module docstring), after the
+        idle work handed before (``first``: before it); with no helper, or once the helpers
+        have left, nobody takes it (`Idle.result` gives None)."""
+        job = Idle(task, self._cond)
+        with self._cond:
+            if self._helpers:
+                self._idle.insert(0 if first else len(self._idle), job)
+                self._cond.notify_all()
+        return job
 
     def close(self) -> None:
         """Abandon the runs not done: helpers stop between groups and leave."""
@@ -219,13 +285,27 @@ class Runs:
             self._cond.notify_all()
 
     def _help(self) -> None:
-        """A helper: computes groups and opens runs until `close`."""
+        """A helper: computes groups and opens runs until `close`, and the idle work when
+        there is nothing else to do (before it leaves at the latest)."""
         while True:
             with self._cond:
                 work = self._work(None)
                 while work is None:
+                    work = self._take_idle()
+                    if work is not None:
+                        break
                     if self._closed:
+                        self._helpers = False  # later idle work: nobody takes it
                         return
                     self._cond.wait()
                     work = self._work(None)
             work()
+
+    def _take_idle(self) -> Callable[[], None] | None:
+        """The next pending idle work, claimed (under the lock); None when there is none."""
+        while self._idle:
+            job = self._idle.pop(0)
+            if job._state == "pending":
+                job._state = "running"
+                return job._run
+        return None

@@ -210,27 +210,44 @@ def rmd_risk(
     if not isinstance(mcd_factors, str) or mcd_factors not in ("robustbase-0.95", "robustbase"):
         raise ParameterError(
             f"mcd_factors: expected 'robustbase-0.95' or 'robustbase', got {mcd_factors!r}")
-    x, xm, cols, index = _aligned(original, masked, columns)
+    cols, paired = _checked(original, masked, columns)
+    index = original.index
+    x = _array(original, cols, "original")
     n, p = x.shape
-    if np.isnan(x).any():
-        if missing == "error":
-            bad = {c: int(v) for c, v in zip(cols, np.isnan(x).sum(axis=0)) if v}
-            raise MeasureError(
-                f"original: missing values {bad}; sdcMicro's dRiskRMD then returns 0 for every "
-                "measure (its column means are NA). Drop or impute those records, or pass "
-                "missing='sdcmicro' for sdcMicro's result")
-        zero = pd.Series(np.zeros(n), index=index)
-        no = pd.Series(np.zeros(n, dtype=bool), index=index)
-        return RMDRisk(0.0, 0.0, 0.0, 0.0, no, no.copy(), zero, zero.copy(),
-                       pd.Series(np.full(n, np.nan), index=index), kk, kk2, tuple(cols), None)
-    sd = x.std(axis=0, ddof=1) if n > 1 else np.zeros(p)
-    if not (sd > 0).all():
-        bad = [c for c, s in zip(cols, sd) if not s > 0]
-        raise MeasureError(f"original: constant variable(s) {bad}; they cannot be standardised")
-    z = (x - x.mean(axis=0)) / sd
-    zm = _scale_masked(xm)
+    incomplete = bool(np.isnan(x).any())
+    sd = z = search = None
+    if not incomplete:
+        sd = x.std(axis=0, ddof=1) if n > 1 else np.zeros(p)
+        if (sd > 0).all():  # the search begins (its helper starts) while the masked file is read
+            from ._rmd_mcd import begin
 
-    fit = _modal_mcd(z, n_starts, runs, seed, mcd_factors)
+            z = (x - x.mean(axis=0)) / sd
+            search = begin(z, n_starts, runs, seed, mcd_factors)
+    try:
+        xm = _array(paired, cols, "masked")
+        if incomplete:
+            if missing == "error":
+                bad = {c: int(v) for c, v in zip(cols, np.isnan(x).sum(axis=0)) if v}
+                raise MeasureError(
+                    f"original: missing values {bad}; sdcMicro's dRiskRMD then returns 0 for "
+                    "every measure (its column means are NA). Drop or impute those records, or "
+                    "pass missing='sdcmicro' for sdcMicro's result")
+            zero = pd.Series(np.zeros(n), index=index)
+            no = pd.Series(np.zeros(n, dtype=bool), index=index)
+            return RMDRisk(0.0, 0.0, 0.0, 0.0, no, no.copy(), zero, zero.copy(),
+                           pd.Series(np.full(n, np.nan), index=index), kk, kk2, tuple(cols),
+                           None)
+        if search is None:
+            bad = [c for c, s in zip(cols, sd) if not s > 0]
+            raise MeasureError(
+                f"original: constant variable(s) {bad}; they cannot be standardised")
+        zm = _scale_masked(xm)
+        grid = search.idle(lambda: _isolated_all(zm, kk2)) if not np.isnan(zm).any() else None
+        fit = search.result()
+    except BaseException:
+        if search is not None:
+            search.close()
+        raise
     r = _robust_distance(z, fit)
     half = kk * r[:, None]
     with np.errstate(invalid="ignore"):
@@ -238,7 +255,11 @@ def rmd_risk(
     at1 = hit.any(axis=1)
     at2 = np.zeros(n, dtype=bool)
     if at1.any():
-        at2[at1] = _isolated(zm, np.flatnonzero(at1), kk2)
+        rows = np.flatnonzero(at1)
+        every = grid.result() if grid is not None else None
+        at2[at1] = every[rows] if every is not None else _isolated(zm, rows, kk2)
+    elif grid is not None:
+        grid.drop()
     n1, n2 = int(at1.sum()), int(at2.sum())
     return RMDRisk(
         risk1=n1 / n, risk2=n2 / n,
@@ -301,6 +322,15 @@ def _number(v: object, name: str, low: float) -> float:
 def _aligned(original: pd.DataFrame, masked: pd.DataFrame, columns: str | Iterable[str] | None
              ) -> tuple[np.ndarray, np.ndarray, list[str], pd.Index]:
     """Float arrays of both files in the original's record order, the columns and the index."""
+    cols, paired = _checked(original, masked, columns)
+    return (_array(original, cols, "original"), _array(paired, cols, "masked"), cols,
+            original.index)
+
+
+def _checked(original: pd.DataFrame, masked: pd.DataFrame, columns: str | Iterable[str] | None
+             ) -> tuple[list[str], pd.DataFrame]:
+    """The checks of both frames that come before their values are read (`_aligned`): the
+    columns and ``masked`` paired with the original's records by index."""
     check_frame(original, "original")
     check_frame(masked, "masked")
     if columns is None:
@@ -314,25 +344,27 @@ def _aligned(original: pd.DataFrame, masked: pd.DataFrame, columns: str | Iterab
         cols = as_keys(columns, "columns")
     check_columns(original, cols, "columns (original)")
     check_columns(masked, cols, "columns (masked)")
-    masked = _paired(original, masked)  # records paired by index, as every numeric risk
-    arrays = []
-    for name, frame in (("original", original), ("masked", masked)):
-        dtypes = frame.dtypes  # unique column names (check_frame): one dtype per name
-        bad = [c for c in cols if not pd.api.types.is_numeric_dtype(dtypes[c])
-               or pd.api.types.is_bool_dtype(dtypes[c])]
-        if bad:
-            raise MeasureError(f"{name}: column(s) {bad} are not numeric")
-        if list(frame.columns) == cols:  # the same array (values, layout) without the
-            a = frame.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)  # selection
-        else:
-            a = frame[cols].to_numpy(dtype=np.float64, na_value=np.nan)
-        if np.isinf(a).any():
-            raise MeasureError(f"{name}: infinite values in {cols}")
-        empty = [c for c, e in zip(cols, np.isnan(a).all(axis=0)) if e]
-        if empty:
-            raise MeasureError(f"{name}: variable(s) {empty} have only missing values")
-        arrays.append(a)
-    return arrays[0], arrays[1], cols, original.index
+    return cols, _paired(original, masked)  # records paired by index, as every numeric risk
+
+
+def _array(frame: pd.DataFrame, cols: list[str], name: str) -> np.ndarray:
+    """The float array of ``frame``'s columns ``cols`` (checked: numeric, finite, not all
+    missing; ``name`` in the messages)."""
+    dtypes = frame.dtypes  # unique column names (check_frame): one dtype per name
+    bad = [c for c in cols if not pd.api.types.is_numeric_dtype(dtypes[c])
+           or pd.api.types.is_bool_dtype(dtypes[c])]
+    if bad:
+        raise MeasureError(f"{name}: column(s) {bad} are not numeric")
+    if list(frame.columns) == cols:  # the same array (values, layout) without the selection
+        a = frame.to_numpy(dtype=np.float64, na_value=np.nan, copy=True)
+    else:
+        a = frame[cols].to_numpy(dtype=np.float64, na_value=np.nan)
+    if np.isinf(a).any():
+        raise MeasureError(f"{name}: infinite values in {cols}")
+    empty = [c for c, e in zip(cols, np.isnan(a).all(axis=0)) if e]
+    if empty:
+        raise MeasureError(f"{name}: variable(s) {empty} have only missing values")
+    return a
 
 
 def _scale_masked(xm: np.ndarray) -> np.ndarray:
@@ -361,6 +393,14 @@ def _isolated(zm: np.ndarray, rows: np.ndarray, k2: float) -> np.ndarray:
         if out is not None:
             return out
     return _nearest_other(zm, rows) > k2
+
+
+def _isolated_all(zm: np.ndarray, k2: float) -> np.ndarray | None:
+    """`_isolated` for every record of the complete array zm by the grid, None when the grid
+    cannot be used (computed by the search's idle helper: the records at risk index it)."""
+    from ._rmd_near import isolated
+
+    return isolated(zm, np.arange(len(zm)), k2)
 
 
 def _nearest_other(zm: np.ndarray, rows: np.ndarray) -> np.ndarray:
