@@ -155,3 +155,41 @@ def test_masked_errors_still_come_before_the_originals():
         with pytest.raises(MeasureError, match="^original: "):
             rmd_risk(spoil(x), m)
     assert rmd_risk(x.assign(a=x["a"].where(x["a"] > 0.3)), m, missing="sdcmicro").risk1 == 0
+
+
+class _OneGroup:
+    """A run of one group whose value is 5."""
+
+    def __init__(self):
+        self.left = 1
+
+    def claim(self):
+        g, self.left = (0, 0) if self.left else (None, 0)
+        return g
+
+    def group(self, g):
+        return True
+
+    def complete(self):
+        return 5
+
+
+def test_the_waiting_caller_takes_the_work_marked_for_it():
+    opened, release = threading.Event(), threading.Event()
+
+    def open_run(i):  # the helper opens run 0 and is held there
+        opened.set()
+        release.wait(30)
+        return _OneGroup()
+
+    plan = Runs(open_run, 1, 1, 2, np.zeros(1, dtype=bool))
+    try:
+        assert opened.wait(30)
+        helper_only = plan.idle(lambda: threading.current_thread().name)
+        mine = plan.idle(lambda: release.set() or threading.current_thread().name, caller=True)
+        assert plan.get(0) == 5  # waiting for run 0, the caller took its work (and let go)
+        assert mine.result() == threading.current_thread().name
+        assert helper_only.result() in (None, "sdcsession-mcd_0")  # never the caller's
+    finally:
+        release.set()
+        plan.close()

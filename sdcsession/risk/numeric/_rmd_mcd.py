@@ -111,9 +111,10 @@ class Pending:
     fit: MCD | None
     search: Search | None
 
-    def idle(self, task):
-        """``task`` for the search's idle helper (None: no search, or no helper)."""
-        return None if self.search is None else self.search.idle(task)
+    def idle(self, task, caller: bool = False):
+        """``task`` for the search's idle threads (`Search.idle`; None: no search, or no
+        helper)."""
+        return None if self.search is None else self.search.idle(task, caller)
 
     def close(self) -> None:
         """Abandon the search (idempotent)."""
@@ -213,10 +214,10 @@ class Search:
         self._plan = Runs(start, runs, needed({}, {}, {}, runs, AGREE) + ahead, self._workers,
                           stop)
 
-    def idle(self, task):
-        """``task`` for a helper's idle moments (`sdcsession.risk.numeric._rmd_runs.Idle`),
-        None without helpers (the caller computes it)."""
-        return None if self._plan is None else self._plan.idle(task)
+    def idle(self, task, caller: bool = False):
+        """``task`` for a helper's idle moments (`sdcsession.risk.numeric._rmd_runs.Runs.idle`;
+        ``caller``: the calling thread's too), None without helpers (the caller computes it)."""
+        return None if self._plan is None else self._plan.idle(task, caller=caller)
 
     def close(self) -> None:
         """Abandon the search (helpers leave once their idle work is done); idempotent."""
@@ -269,7 +270,7 @@ class Search:
                         job.drop()
                     ready[lead] = plan.idle(
                         lambda f=found[lead]: _robustbase_fit(z, h, f, True, "error", factors),
-                        first=True)
+                        first=True, caller=True)
         finally:
             plan.close()
         done = len(found)

@@ -31,11 +31,13 @@ the calling thread reaches that run, as the plain loop would raise it. The subse
 the memo and the errors are those of the plain loop, whatever the number of threads.
 
 Idle work. A caller may hand the plan work that does not depend on the searches (`Runs.idle`:
-``rmd_risk`` gives RMDID2's grid answer for every record). A helper that finds no group to
-compute and no run to open takes it (at the latest when the plan is closed, before it leaves),
-so it runs on the core the searches leave idle at their end; the caller asks for its value
-with `Idle.result`, which waits when the helper is computing it and gives None when no helper
-took it (then the caller computes it itself, as without the plan).
+``rmd_risk`` gives RMDID2's grid answer for every record, the column means' centring of the
+distances and the likely reweighted fit). A helper that finds no group to compute and no run to
+open takes it (at the latest when the plan is closed, before it leaves), so it runs on the core
+the searches leave idle at their end; work marked for it the calling thread takes too while it
+waits for a run (the other thread computing that run's last stages alone). The caller asks for
+its value with `Idle.result`, which waits when a thread is computing it and gives None when
+none took it (then the caller computes it itself, as without the plan).
 """
 
 from __future__ import annotations
@@ -141,6 +143,7 @@ class Idle:
         self._task, self._cond = task, cond
         self._state = "pending"  # -> running -> done, or -> dropped
         self._value: object = None
+        self._caller = False  # the calling thread may take it (`Runs.idle`)
 
     def _run(self) -> None:
         """Compute the task (in a helper that claimed it under the plan's lock); an error
@@ -198,11 +201,14 @@ class Runs:
                 self._limit = limit
                 self._cond.notify_all()
 
-    def idle(self, task: Callable[[], object], first: bool = False) -> Idle:
+    def idle(self, task: Callable[[], object], first: bool = False, caller: bool = False
+             ) -> Idle:
         """Hand ``task`` to a helper that finds no search work (module docstring), after the
-        idle work handed before (``first``: before it); with no helper, or once the helpers
-        have left, nobody takes it (`Idle.result` gives None)."""
+        idle work handed before (``first``: before it); ``caller``: the calling thread too
+        may take it while it waits in `get` (work needed as soon as the runs end). With no
+        helper, or once the helpers have left, nobody takes it (`Idle.result` gives None)."""
         job = Idle(task, self._cond)
+        job._caller = caller
         with self._cond:
             if self._helpers:
                 self._idle.insert(0 if first else len(self._idle), job)
@@ -230,6 +236,8 @@ class Runs:
                             raise value  # type: ignore[misc]
                         return value
                     work = self._work(i)
+                    if work is None:  # waiting: idle work the caller may take
+                        work = self._take_idle(caller=True)
                     if work is not None:
                         break
                     self._cond.wait()
@@ -301,11 +309,13 @@ class Runs:
                     work = self._work(None)
             work()
 
-    def _take_idle(self) -> Callable[[], None] | None:
-        """The next pending idle work, claimed (under the lock); None when there is none."""
-        while self._idle:
-            job = self._idle.pop(0)
-            if job._state == "pending":
+    def _take_idle(self, caller: bool = False) -> Callable[[], None] | None:
+        """The next pending idle work (``caller``: that the calling thread may take), claimed
+        (under the lock); None when there is none."""
+        self._idle = [job for job in self._idle if job._state == "pending"]
+        for k, job in enumerate(self._idle):
+            if job._caller or not caller:
+                del self._idle[k]
                 job._state = "running"
                 return job._run
         return None

@@ -242,13 +242,16 @@ def rmd_risk(
             raise MeasureError(
                 f"original: constant variable(s) {bad}; they cannot be standardised")
         zm = _scale_masked(xm)
+        # work for the search's idle helper (none without one): what the distances and
+        # RMDID2 need besides the fit
+        centred = search.idle(lambda: z - z.mean(axis=0), caller=True)
         grid = search.idle(lambda: _isolated_all(zm, kk2)) if not np.isnan(zm).any() else None
         fit = search.result()
     except BaseException:
         if search is not None:
             search.close()
         raise
-    r = _robust_distance(z, fit)
+    r = _robust_distance(z, fit, None if centred is None else centred.result())
     half = kk * r[:, None]
     with np.errstate(invalid="ignore"):
         hit = (zm > z - half) & (zm < z + half)  # NaN compares False
@@ -301,14 +304,16 @@ def _modal_mcd(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str)
     return modal_mcd(z, n_starts, runs, seed, factors)
 
 
-def _robust_distance(z: np.ndarray, fit: MCD) -> np.ndarray:
-    """r_i = 0.05 √d²_i from the column means of z under the reweighted MCD covariance."""
+def _robust_distance(z: np.ndarray, fit: MCD, centred: np.ndarray | None = None
+                     ) -> np.ndarray:
+    """r_i = 0.05 √d²_i from the column means of z under the reweighted MCD covariance
+    (``centred``: z minus its column means when already computed)."""
     try:
         chol = np.linalg.cholesky(fit.scatter)
     except np.linalg.LinAlgError:
         raise MeasureError("original: the reweighted MCD covariance is singular (the records "
                            "kept lie on a hyperplane); the robust distances are undefined") from None
-    y = np.linalg.solve(chol, (z - z.mean(axis=0)).T)
+    y = np.linalg.solve(chol, (z - z.mean(axis=0) if centred is None else centred).T)
     return RMD_SCALE * np.sqrt(np.einsum("ij,ij->j", y, y))
 
 
