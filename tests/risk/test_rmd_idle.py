@@ -193,3 +193,21 @@ def test_the_waiting_caller_takes_the_work_marked_for_it():
     finally:
         release.set()
         plan.close()
+
+
+def test_closing_without_the_idle_work_drops_what_has_not_started():
+    plan = Runs(lambda i: None, 0, 0, 2, np.zeros(1, dtype=bool))
+    started, release = threading.Event(), threading.Event()
+    ran: list[str] = []
+    try:
+        busy = plan.idle(lambda: started.set() or release.wait(30) and "busy")
+        assert started.wait(30)
+        waiting = plan.idle(lambda: ran.append("waiting"))
+        plan.close(idle=False)  # an error path: nothing more is computed
+        release.set()
+        assert busy.result() == "busy" and waiting.result() is None
+    finally:
+        release.set()
+        plan.close()
+    assert _rmd_runs._helper_pool().submit(lambda: 7).result(timeout=30) == 7
+    assert ran == []

@@ -117,7 +117,7 @@ class Pending:
         return None if self.search is None else self.search.idle(task, caller)
 
     def close(self) -> None:
-        """Abandon the search (idempotent)."""
+        """Abandon the search and its idle work not started (idempotent)."""
         if self.search is not None:
             self.search.close()
 
@@ -220,9 +220,9 @@ class Search:
         return None if self._plan is None else self._plan.idle(task, caller=caller)
 
     def close(self) -> None:
-        """Abandon the search (helpers leave once their idle work is done); idempotent."""
+        """Abandon the search and the idle work not started (idempotent)."""
         if self._plan is not None:
-            self._plan.close()
+            self._plan.close(idle=False)
 
     def result(self) -> MCD:
         """The fit (the plain loop's subset, memo and errors; module docstring)."""
@@ -271,8 +271,10 @@ class Search:
                     ready[lead] = plan.idle(
                         lambda f=found[lead]: _robustbase_fit(z, h, f, True, "error", factors),
                         first=True, caller=True)
-        finally:
-            plan.close()
+        except BaseException:
+            plan.close(idle=False)
+            raise
+        plan.close()  # the idle work handed to the helpers is still done
         done = len(found)
         best = max(range(done), key=lambda j: (votes[keys[j]], -found[j][0]))
         for j, job in ready.items():

@@ -215,11 +215,17 @@ class Runs:
                 self._cond.notify_all()
         return job
 
-    def close(self) -> None:
-        """Abandon the runs not done: helpers stop between groups and leave."""
+    def close(self, idle: bool = True) -> None:
+        """Abandon the runs not done: helpers stop between groups and leave, after the idle
+        work handed to them (``idle`` False: that work is dropped, unless already started)."""
         with self._cond:
             self._closed = True
             self._stop[0] = True
+            if not idle:
+                for job in self._idle:
+                    if job._state == "pending":
+                        job._state = "dropped"
+                self._idle.clear()
             self._cond.notify_all()
 
     def get(self, i: int) -> object:
