@@ -18,6 +18,15 @@ raised are those of the plain loop of all runs. ``AHEAD = 0``: no run is compute
 vote usually ends as early as it can, so a run computed ahead was mostly wasted, and on a busy
 machine it delays the others).
 
+Beginning and idle work: `begin` starts the search (`Search`: the helpers open the first runs
+at once) and returns; the caller collects the fit later (`Pending.result`), so ``rmd_risk``
+reads and standardises the masked file while the helper draws and computes the first groups.
+Once two runs agree, the reweighted fit of their subset (the likely result) is handed to the
+threads as idle work (`sdcsession.risk.numeric._rmd_runs.Runs.idle`: a helper without a group
+to compute, or the calling thread waiting for a run, takes it), so it is usually ready when
+the vote ends; it is used only when the vote chooses that run's subset (the same function of
+the same arrays: the same fit), else computed after the vote as before.
+
 Cache: the fit depends only on the standardised original, the search settings and the factors,
 so the last ``CACHE_SIZE`` fits are kept under a digest (SHA-256) of the array's bytes, its
 shape and memory layout (numpy's sums follow the layout) and the settings. A session that
