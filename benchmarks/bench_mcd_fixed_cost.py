@@ -143,6 +143,27 @@ imports for its BLAS check when its compiler starts (``numba.np.arraymath``: not
 from this package), scipy.special for the chi-squared quantiles of the consistency factors,
 and the cached kernels' loads.
 
+Then (every subset, fit and figure again the same bit for bit; tests compare the scheduled
+paths with the plain ones for 1-3 threads): with the vote ending after three agreeing
+searches, about 7 of the 17.6 ms of a first call ran in the calling thread alone while the
+other core idled (reading the frames and standardising before the search; after it, the
+reweighted fit, the robust distances and RMDID2's grid). Now the search begins as soon as the
+original is standardised (the helper draws and computes the first groups while the calling
+thread reads and standardises the masked file; a bad masked file raises the same error and
+abandons the search), and the work that needs no fit goes to the threads' idle moments at the
+end of the search (``risk.numeric._rmd_runs.Runs.idle``): the grid's answer for every record
+(RMDID2 takes the records at risk from it) and the centring of the distances, and, once two
+runs agree, the reweighted fit of their subset, used when the vote chooses it. Work needed
+first is also taken by the calling thread while it waits for a run. Tried and left: splitting
+a run's merged and full stages into two halves that both threads share (candidates the same
+bit for bit, but medians no better: the extra hand-overs cost what the overlap saved). A/B
+against the previous commit (exported beside it, run alternately, 10 rounds of 11 first calls
+each, machine shared with other jobs, load 0.5-0.9 on 2 cores): rmd_risk runs=10 at 10,000
+records best wall 16.3 -> 13.2 ms, median 21.1 -> 18.1 ms, best CPU 25.0 -> 23.0 ms. This
+script (same load, twice, alternating with the previous commit's copy): first call best /
+median 0.016 / 0.017 s and 0.012 / 0.016 s, CPU 0.029 / 0.021 s (previous: 0.018 / 0.020 s and
+0.017 / 0.018 s, CPU 0.028 / 0.026 s); repeat call 0.004-0.005 s.
+
 sdcMicro (from the side-by-side review, where ours were 0.6x and 0.5x its speed at 0.1 s and 1 s):
 mvTopCoding about 0.06 s, dRiskRMD about 0.5 s; printed beside the figures.
 """
