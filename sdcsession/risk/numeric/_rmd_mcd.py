@@ -48,7 +48,8 @@ import numpy as np
 from ...errors import MeasureError
 from ..robust.minimum_covariance import MCD, mcd
 
-__all__ = ["modal_mcd", "begin", "Pending", "Search", "clear_cache", "CACHE_SIZE", "WORKERS", "AHEAD", "AGREE"]
+__all__ = ["modal_mcd", "begin", "Pending", "Search", "clear_cache", "CACHE_SIZE", "WORKERS",
+           "AHEAD", "AGREE"]
 
 #: fits kept (the most recently used ones)
 CACHE_SIZE = 4
@@ -142,7 +143,8 @@ class Pending:
 def _key(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str) -> tuple:
     """The cache key of a fit: the digest of z's bytes, its shape, layout and the settings."""
     return (hashlib.sha256(np.ascontiguousarray(z)).digest(), z.shape, z.strides,
-            str(z.dtype), int(n_starts), int(runs), int(seed), factors)  # strides: sums
+            str(z.dtype), int(n_starts), int(runs), int(seed), factors)  # strides: numpy's
+    # sums follow the layout
 
 
 def _cached(key: tuple) -> MCD | None:
