@@ -170,6 +170,12 @@ script (same load, twice, alternating with the previous commit's copy): first ca
 median 0.016 / 0.017 s and 0.012 / 0.016 s, CPU 0.029 / 0.021 s (previous: 0.018 / 0.020 s and
 0.017 / 0.018 s, CPU 0.028 / 0.026 s); repeat call 0.004-0.005 s.
 
+A first mv_top_code in a fresh process also imported scipy.stats (0.6-0.9 s) for chi2.ppf in
+``mcd``, though its robustbase path never used it: the quantiles now come from scipy.special
+(``risk.robust._mcd_factors.chi2_ppf``, the same floats), and the fresh-process line went from
+1.5-2.1 s to 0.65-0.8 s (mv_top_code) at load 1-2; rmd_risk's stays about 1.0 s (numba 0.5 s
+with the scipy.linalg of its BLAS check, the cached kernels' loads).
+
 sdcMicro (from the side-by-side review, where ours were 0.6x and 0.5x its speed at 0.1 s and 1 s):
 mvTopCoding about 0.06 s, dRiskRMD about 0.5 s; printed beside the figures.
 """

@@ -135,3 +135,24 @@ def test_fastmcd_objective_matches_brute_force_over_all_elemental_starts(seed):
     best = min(concentrate(x, d2, h, 100, "ridge")[0] for d2 in starts)
     assert fit.h == h
     assert fit.log_det <= best + 1e-9
+
+
+def test_mcd_steps_do_not_import_scipy_stats():
+    # scipy.stats costs 0.6-0.9 s to import: a first mv_top_code or outlier detection in a
+    # fresh process must not pay it (the chi-squared quantiles come from scipy.special)
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, pandas as pd\n"
+        "from sdcsession.methods.recoding.mv_top_coding import mv_top_code\n"
+        "from sdcsession.methods.noise.outliers import detect_outliers\n"
+        "from sdcsession.risk.robust.minimum_covariance import mcd\n"
+        "x = np.random.default_rng(0).lognormal(size=(700, 2))\n"
+        "mv_top_code(pd.DataFrame(x, columns=['a', 'b']), ['a', 'b'])\n"
+        "detect_outliers(x)\n"
+        "mcd(x, n_starts=20, seed=1, reweight=True)\n"
+        "print('scipy.stats' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"

@@ -52,6 +52,7 @@ import attrs
 import numpy as np
 
 from ...errors import TreatmentError
+from ...risk.robust._mcd_factors import chi2_cdf, chi2_ppf
 from ...risk.robust.minimum_covariance import mahalanobis2, mcd
 
 __all__ = ["Outliers", "detect_outliers", "reweighting_consistency"]
@@ -98,11 +99,9 @@ def reweighting_consistency(kept_share: float, p: int) -> float:
     >>> round(reweighting_consistency(0.975, 2), 4), reweighting_consistency(1.0, 3)
     (1.1045, 1.0)
     """
-    from scipy.stats import chi2
-
     if kept_share >= 1.0:
         return 1.0
-    return float(kept_share / chi2.cdf(chi2.ppf(kept_share, p), p + 2))
+    return float(kept_share / chi2_cdf(chi2_ppf(kept_share, p), p + 2))
 
 
 def detect_outliers(x: np.ndarray, *, subsample: int | None = None,
@@ -129,8 +128,6 @@ def detect_outliers(x: np.ndarray, *, subsample: int | None = None,
     >>> np.flatnonzero(out.univariate).tolist(), out.quantiles.round(2).tolist()
     ([9], [8.91, 9.91])
     """
-    from scipy.stats import chi2
-
     x = np.asarray(x, dtype=np.float64)
     n, p = x.shape
     with np.errstate(invalid="ignore"):
@@ -147,7 +144,7 @@ def detect_outliers(x: np.ndarray, *, subsample: int | None = None,
               reweight=True)
     scatter = fit.scatter * reweighting_consistency(float(fit.support.mean()), p)
     singular = bool(np.linalg.matrix_rank(scatter) < p)
-    limit = float(chi2.ppf(ROBUST_QUANTILE, p))
+    limit = chi2_ppf(ROBUST_QUANTILE, p)
     d2 = np.full(n, np.nan)
     d2[complete] = mahalanobis2(xc, fit.location, scatter)
     robust = np.zeros(n, dtype=bool)

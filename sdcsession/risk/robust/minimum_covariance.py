@@ -159,8 +159,6 @@ def mcd(
     >>> bool(np.allclose(fit.scatter, [[1, 0.5], [0.5, 1]], atol=0.15)), int(fit.support[:150].sum())
     (True, 0)
     """
-    from scipy.stats import chi2
-
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 2:
         raise ParameterError(f"mcd: x must be a 2-d array (records × variables), got {x.ndim}-d")
@@ -203,15 +201,15 @@ def mcd(
 
     d2 = mahalanobis2(x, mu, cov)
     med = float(np.median(d2))
-    consistency = med / chi2.ppf(0.5, p) if med > 0 else 1.0
+    consistency = med / chi2_ppf(0.5, p) if med > 0 else 1.0
     if med > 0:
-        d2 = d2 * chi2.ppf(0.5, p) / med
+        d2 = d2 * chi2_ppf(0.5, p) / med
     raw_support = np.zeros(n, dtype=bool)
     raw_support[subset * step] = True
     raw_scatter = cov * consistency
     location, scatter, support = mu, raw_scatter, raw_support
     if reweight:
-        support = d2 <= chi2.ppf(0.975, p)
+        support = d2 <= chi2_ppf(0.975, p)
         kept = x[support]
         location = kept.mean(axis=0)
         scatter = np.cov(kept, rowvar=False).reshape(p, p)
