@@ -38,18 +38,21 @@ __all__ = [
 
 # Modules written separately (benchmark indicators, global data utility model, regression): their
 # public names are re-exported when present, so this package works before they exist.
-for _mod in ("benchmark", "gdu", "regression"):
-    try:
-        _m = __import__(f"{__name__}.{_mod}", fromlist=["__all__"])
-    except ImportError:  # pragma: no cover - module not written yet
-        continue
-    for _n in getattr(_m, "__all__", []):
-        globals()[_n] = getattr(_m, _n)
-        if _n not in __all__:
-            __all__.append(_n)
-del _mod
+# gdu's names are bound now: the function ``gdu`` must win over its subpackage ``gdu``, which a
+# later import of ``sdcsession.utility.gdu.<module>`` would otherwise bind to the same name
+from . import gdu as _gdu  # noqa: E402
 
-# frequency-table information loss of record swapping
+for _n in _gdu.__all__:
+    globals()[_n] = getattr(_gdu, _n)
+    __all__.append(_n)
+del _n, _gdu
+#: the names of the benchmark indicators and the regression comparison (imported on first use)
+_BENCHMARK = ("weighted_mean", "weighted_total", "weighted_ratio", "weighted_quantile",
+              "weighted_median", "gini", "arpr", "ArprResult", "Indicator", "indicator_ci",
+              "ci_overlap", "compare_indicators")
+_REGRESSION = ("compare_regression", "fit_formula", "RegressionComparison", "MODELS")
+__all__ += [*_BENCHMARK, *_REGRESSION]
+
 
 __all__ += ["info_loss", "InfoLoss", "TableLoss", "model_utility", "ModelUtility"]
 
@@ -110,6 +113,8 @@ _LAZY = {
     'model_utility': '.ml',
     'UtilityScore': '.score',
     'utility_score': '.score',
+    **{name: '.benchmark' for name in _BENCHMARK},
+    **{name: '.regression' for name in _REGRESSION},
 }
 
 
