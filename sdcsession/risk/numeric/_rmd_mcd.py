@@ -177,6 +177,13 @@ def _modal(z: np.ndarray, n_starts: int, runs: int, seed: int, factors: str, wor
     return Search(z, n_starts, runs, seed, factors, workers).result()
 
 
+def _one_search(z: np.ndarray, n_starts: int, runs: int) -> bool:
+    """Whether the fit is one `mcd` call, not a vote: exact (one variable, or at most p + 1
+    records), deterministic (no random starts) or a single run."""
+    n, p = z.shape
+    return p == 1 or n_starts == 0 or runs == 1 or n <= p + 1
+
+
 class Search:
     """The search of `modal_mcd` (no cache), begun when made and collected by `result`: with
     helper threads (``workers`` > 1 and a vote of several FastMCD searches) the helpers start
@@ -199,8 +206,7 @@ class Search:
                  workers: int) -> None:
         self._args = (z, n_starts, runs, seed, factors)
         self._plan = None
-        n, p = z.shape
-        if p == 1 or n_starts == 0 or runs == 1 or n <= p + 1 or workers <= 1 \
+        if _one_search(z, n_starts, runs) or workers <= 1 \
                 or not np.isfinite(z).all():  # one thread: all of it in `result`
             self._workers = 1
             return
@@ -238,8 +244,7 @@ class Search:
     def result(self) -> MCD:
         """The fit (the plain loop's subset, memo and errors; module docstring)."""
         z, n_starts, runs, seed, factors = self._args
-        n, p = z.shape
-        if p == 1 or n_starts == 0 or runs == 1 or n <= p + 1:  # exact, deterministic, one run
+        if _one_search(z, n_starts, runs):
             return mcd(z, n_starts=n_starts, seed=int(seed), search="fastmcd", reweight=True,
                        exact_fit="error", consistency=factors)
         if not np.isfinite(z).all():
