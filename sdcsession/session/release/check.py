@@ -16,7 +16,7 @@ stands between the current state and a safe release, one row per finding:
 | ``k_anonymity`` | block | records whose key combination occurs fewer than k times (fk < k, missing keys as wildcards) |
 | ``k_subsets`` | block | records below their subset's k on a key subset of the last ``local_suppression(subsets=...)`` step (missing keys weighted by the session's alpha) |
 | ``risk`` | warn | records whose individual risk exceeds ``risk_threshold`` |
-| ``derived`` | warn | a numeric column with no role that is a function of a perturbed variable's original values, or correlates with them at abs(r) >= 0.99 |
+| ``derived`` | warn | a numeric column with no role that is a function of a perturbed variable's original values and gives them closely (correlation ratio eta² >= 0.99²), or correlates with them at abs(r) >= 0.99 |
 | ``order`` | warn | with ``shuffle=False``: the record order follows a key, the household id or a record id |
 | ``weights`` | warn | weights released unchanged while some weight value is shared by fewer than k records |
 | ``numeric`` | warn | numeric variables released unperturbed |

@@ -3,7 +3,10 @@
 
 - ``_distinct_many``: observed and distinct observed values per column;
 - ``_determines_many``: the most distinct ``y`` values sharing one ``x`` value, per pair;
-- ``_corr_many``: Pearson's r per pair of columns, from the sums of every partition;
+- ``_corr_many``: Pearson's r per pair of columns, from the sums of every partition
+  (``_sums_many``: those sums);
+- ``_eta_many``: the correlation ratio eta² of a column given another (`_eta`), from the sums
+  per group of the second column's values;
 - ``_counts_many``: records where two flag columns are both true, per pair, one task per
   partition.
 
@@ -13,7 +16,8 @@ reductions of `sdcsession.session.release.reductions`, with one output partition
 `sdcsession.session.release.reductions.RECORDS_PER_OUTPUT` records.
 
 Missing values: as each function says (a missing ``y`` is a value of its own; records with
-``x`` missing are left out; correlations over the records where both are observed).
+``x`` missing are left out; correlations and correlation ratios over the records where both
+are observed).
 
 Example
 -------
@@ -36,7 +40,7 @@ import pandas as pd
 
 from .aligned import Aligned
 from .codes import FrameCodes
-from .reductions import determines_rounds, distinct_rounds, out_partitions
+from .reductions import determines_rounds, distinct_rounds, group_sums_rounds, out_partitions
 from .rounds import Rounds
 
 __all__: list[str] = []
@@ -115,13 +119,79 @@ def _sums_part(part: pd.DataFrame, pairs: list[tuple[str, str]]) -> np.ndarray:
     return out
 
 
-def _corr_many(al: Aligned, f: Any, pairs: list[tuple[str, str]]) -> Rounds:
-    """Pearson's r of each pair of columns of ``f`` (records where both are observed), from the
-    sums of every partition added."""
+def _sums_many(al: Aligned, f: Any, pairs: list[tuple[str, str]]) -> Rounds:
+    """For each pair (x, y) of columns of ``f``: [n, Σx, Σy, Σx², Σy², Σxy] over the records
+    where both are observed, the sums of every partition added."""
     if not pairs:
         return []
     total = np.sum((yield from al.per_partition_rounds(f, _sums_part, pairs)), axis=0)
-    return [_corr(list(row)) for row in total]
+    return [list(row) for row in total]
+
+
+def _corr_many(al: Aligned, f: Any, pairs: list[tuple[str, str]]) -> Rounds:
+    """Pearson's r of each pair of columns of ``f`` (records where both are observed), from the
+    sums of every partition added."""
+    return [_corr(row) for row in (yield from _sums_many(al, f, pairs))]
+
+
+def _group_sums_codes(codes: FrameCodes, d: str, v: str, centre: float) -> list[float]:
+    """`sdcsession.session.release.reductions.group_sums` of one pair from the integer codes of
+    ``d`` (pandas)."""
+    cd, nd = codes.code(d)
+    x = pd.to_numeric(codes.f[v], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    m = (cd >= 0) & ~np.isnan(x)
+    if not m.any():
+        return [0.0, 0.0, 0.0, 0.0, math.inf, -math.inf]
+    g, xc = cd[m], x[m] - centre
+    n_g = np.bincount(g, minlength=nd).astype(np.float64)
+    s_g = np.bincount(g, weights=xc, minlength=nd)
+    ok = n_g > 0
+    return [float(m.sum()), float(xc.sum()), float((xc * xc).sum()),
+            float((s_g[ok] ** 2 / n_g[ok]).sum()), float(x[m].min()), float(x[m].max())]
+
+
+def _eta_many(al: Aligned, f: Any, pairs: list[tuple[str, str]], centres: list[float],
+              codes: FrameCodes | None = None) -> Rounds:
+    """For each (d, v) of ``pairs``: the correlation ratio eta² of ``v`` given ``d`` (`_eta`)
+    over the records where both are observed; ``centres``: v's mean there, or any value near
+    it (it keeps the sums of squares accurate). Dask: the sums per d value of every pair in one
+    pass (`sdcsession.session.release.reductions.group_sums`); pandas: from d's integer
+    ``codes``."""
+    if not pairs:
+        return []
+    if al.dask:
+        sums = yield from group_sums_rounds(f, pairs, centres, out_partitions(al.n, f.npartitions))
+    else:
+        codes = codes or FrameCodes(f)
+        sums = [_group_sums_codes(codes, d, v, float(c)) for (d, v), c in zip(pairs, centres)]
+    return [_eta(row) for row in sums]
+
+
+def _eta(sums: list[float]) -> float:
+    """Pearson's correlation ratio eta² of v given the groups g of d, from the
+    `sdcsession.session.release.reductions.GROUP_SUMS` of x = v - c (any centre c):
+
+        eta² = Σ_g n_g (mean_g - mean)² / Σ_i (v_i - mean)²
+             = (Σ_g S_g² / n_g - S² / n) / (Σ x² - S² / n)
+
+    with S_g the sum of x in group g and S the sum of x: the share of v's variance that d's
+    groups explain, 1 when v is a function of d, at least r² for Pearson's r of v and any
+    numeric coding of the groups (Kendall & Stuart, The Advanced Theory of Statistics, vol. 2,
+    the correlation ratio). NaN with fewer than two records or a constant v (no variance to
+    explain).
+
+    Missing values: none here (the sums are over the records where both are observed).
+
+    >>> _eta([6, 0.0, 80.0, 79.0, 1.0, 10.0])  # v = 1, 2, 3, 4, 10, 10 in groups of two
+    0.9875
+    """
+    n, s, ss, between, lo, hi = (float(v) for v in sums)
+    if n < 2 or not lo < hi:
+        return math.nan
+    total = ss - s * s / n
+    if total <= 0:
+        return math.nan
+    return min(max((between - s * s / n) / total, 0.0), 1.0)
 
 
 def _counts_part(part: pd.DataFrame, spec: list[tuple[str, str, bool]]) -> np.ndarray:

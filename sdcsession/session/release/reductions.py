@@ -15,13 +15,18 @@ only numbers leave the workers:
   partition, shuffled on x (all pairs of one x value meet in one partition), deduplicated and
   counted per x there, and the largest count kept;
 - `rare_values`: the records and the distinct values whose frequency is below k:
-  ``value_counts`` with ``split_out``, filtered and summed per partition.
+  ``value_counts`` with ``split_out``, filtered and summed per partition;
+- `group_sums`: for a pair (d, v), the sums of the correlation ratio of v given d: the sums of
+  v, v² and the records per value of d within every partition, shuffled on d (all the sums of
+  one d value meet in one partition), added per d value there and reduced to
+  ``sum_g (sum of v in g)² / n_g`` and the totals.
 
 The number of output partitions of a hash shuffle is `out_partitions`: one per
 `RECORDS_PER_OUTPUT` records (at most the frame's partitions), so a small file is counted in a
 few tasks and a census still in bounded memory per partition.
 
-The counts are integers, so they equal the pandas path's counts exactly. Values that cannot be
+The counts are integers, so they equal the pandas path's counts exactly (the sums of
+`group_sums` up to the order of the additions). Values that cannot be
 hashed (lists, dicts) are counted by their text, as on pandas. Each count has a form in rounds
 (``distinct_rounds``, ``determines_rounds``, ``rare_rounds``: generators of
 `sdcsession.session.release.rounds`) that the release check computes together with its other
@@ -50,8 +55,9 @@ import pandas as pd
 
 from .rounds import Rounds, run_dask
 
-__all__ = ["out_partitions", "RECORDS_PER_OUTPUT", "distinct_counts", "determines", "rare_values", "hashable", "distinct_rounds",
-           "determines_rounds", "rare_rounds"]
+__all__ = ["out_partitions", "RECORDS_PER_OUTPUT", "distinct_counts", "determines", "rare_values",
+           "hashable", "distinct_rounds", "determines_rounds", "rare_rounds", "group_sums",
+           "group_sums_rounds", "GROUP_SUMS"]
 
 
 #: records per output partition of the counts' hash shuffles (the distinct values, pairs or
@@ -152,6 +158,72 @@ def determines(f: Any, pairs: list[tuple[str, str]]) -> list[float]:
     Missing values: records with x missing are left out; a missing y is one value of its own.
     """
     return run_dask(determines_rounds(f, pairs))
+
+
+#: the values `group_sums` gives per pair, in this order
+GROUP_SUMS = ("n", "sum", "sum of squares", "sum_g sum_g^2 / n_g", "min", "max")
+
+
+def _group_part(part: pd.DataFrame, d: str, v: str, centre: float) -> pd.DataFrame:
+    """Per value of ``d`` of one partition: the records, the sums of ``v - centre`` and of its
+    squares, the least and the largest ``v`` (records with ``d`` or ``v`` missing left out)."""
+    x = pd.to_numeric(part[v], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    m = part[d].notna().to_numpy() & ~np.isnan(x)
+    xc = x[m] - centre
+    g = pd.DataFrame({"key": _hashable_part(part[d][m]).to_numpy(), "n": np.ones(len(xc)),
+                      "s": xc, "ss": xc * xc, "lo": x[m], "hi": x[m]})
+    return g.groupby("key", sort=False).agg({"n": "sum", "s": "sum", "ss": "sum", "lo": "min",
+                                             "hi": "max"}).reset_index()
+
+
+def _group_reduce(part: pd.DataFrame) -> pd.Series:
+    """The `GROUP_SUMS` of the groups of one output partition (each d value wholly in it)."""
+    if not len(part):
+        return pd.Series([0.0, 0.0, 0.0, 0.0, np.inf, -np.inf])
+    g = part.groupby("key", sort=False).agg({"n": "sum", "s": "sum", "ss": "sum", "lo": "min",
+                                             "hi": "max"})
+    return pd.Series([g["n"].sum(), g["s"].sum(), g["ss"].sum(), (g["s"] ** 2 / g["n"]).sum(),
+                      g["lo"].min(), g["hi"].max()], dtype=np.float64)
+
+
+def group_sums_rounds(f: Any, pairs: list[tuple[str, str]], centres: list[float],
+                      parts: int | None = None) -> Rounds:
+    """`group_sums` in rounds (one round; none without pairs); ``parts``: the shuffle's output
+    partitions (default: those of ``f``)."""
+    if not pairs:
+        return []
+    lazy = []
+    for (d, v), c in zip(pairs, centres):
+        meta = _group_part(f._meta, d, v, float(c))
+        g = f[[d, v]].map_partitions(_group_part, d, v, float(c), meta=meta)
+        out = parts or max(f.npartitions, 1)
+        g = g.repartition(npartitions=1) if out == 1 else g.shuffle(on="key", npartitions=out)
+        lazy.append(g.map_partitions(_group_reduce, meta=pd.Series(dtype=np.float64)))
+    got = yield tuple(lazy)
+    out = []
+    for r in got:
+        a = np.asarray(r, dtype=np.float64).reshape(-1, len(GROUP_SUMS))
+        out.append([*a[:, :4].sum(axis=0).tolist(), float(a[:, 4].min()), float(a[:, 5].max())])
+    return out
+
+
+def group_sums(f: Any, pairs: list[tuple[str, str]], centres: list[float]) -> list[list[float]]:
+    """For each (d, v) of ``pairs`` and its ``centre``: the `GROUP_SUMS` of x = v - centre over
+    the records where both are observed, grouped by the values of d: the records n, the sums
+    of x and of x², ``sum_g (sum of x in g)² / n_g`` over the groups g of d's values, and the
+    least and the largest v (inf and -inf with no record). The correlation ratio of v given d
+    follows from them (`sdcsession.session.release.counting`); the centre (v's mean) keeps
+    the sums of squares accurate.
+
+    Missing values: records with d or v missing are left out.
+
+    >>> import dask.dataframe as dd
+    >>> f = dd.from_pandas(pd.DataFrame({"d": [0, 0, 1, 1, None],
+    ...                                  "v": [1.0, 3.0, 5.0, 7.0, 9.0]}), npartitions=2)
+    >>> group_sums(f, [("d", "v")], [4.0])
+    [[4.0, 0.0, 20.0, 16.0, 1.0, 7.0]]
+    """
+    return run_dask(group_sums_rounds(f, pairs, centres))
 
 
 def rare_rounds(s: Any, k: int, parts: int | None = None) -> Rounds:

@@ -9,12 +9,29 @@ per pair of columns and per household come from integer codes, see
 | ``linked`` | block | a declared linked variable still holds original values in records whose key was changed or blanked |
 | ``household_structure`` | block | a treated key whose original value follows from the household grouping (the number of records per household, or the other members of the household) while the household id is released |
 | ``undeclared_linked`` | block | a column with no role that determines the original value of a treated key (a functional dependency in the original data), in records whose key was changed or blanked |
-| ``derived`` | warn | a numeric column with no role that is an exact function of a perturbed numeric variable's original values, or correlates with them at abs(r) >= 0.99 |
+| ``derived`` | warn | a numeric column with no role that is a function of a perturbed numeric variable's original values and tells them closely (correlation ratio eta² >= 0.99² = 0.9801), or correlates with them at abs(r) >= 0.99 |
 | ``order`` | warn | (records in the file's order only) the record order follows the original order of a key, the household id or a record id: abs(Spearman's rank correlation) >= 0.5 |
 | ``weights`` | warn | the sampling weights are released unchanged while some weight value is shared by fewer than k records |
 | ``numeric`` | warn | a numeric variable released unperturbed |
 
 Each finding names its columns and counts the records concerned; its message gives the fix.
+
+The derived finding. A numeric column d with no role is derived from a perturbed variable v
+when (a) d is a function of v's original values (each original value of v goes with one
+released value of d; v has at most n/2 distinct values, d at least 2) and d tells v closely:
+Pearson's correlation ratio (Kendall & Stuart, The Advanced Theory of Statistics, vol. 2)
+
+    eta²(v | d) = Σ_g n_g (mean_g(v) - mean(v))² / Σ_i (v_i - mean(v))²
+
+over the groups g of d's released values is at least ``ETA_THRESHOLD`` = 0.99² (d = log(v)
+or d = round(v, -3) warn; a household size next to a household-level v, a function of v only
+because v is almost unique per household, does not); or (b) abs(Pearson's r) of d and v's
+original values is at least ``CORRELATION_THRESHOLD`` = 0.99. Since eta² >= r² for any
+numeric d, (a) extends (b) to functions that are not linear. Missing values: r and eta² are
+computed over the records where d and v's original are both observed (a missing d is a value
+of its own in the functional dependency). A constant v there (no variance) has no eta² and no
+r: no finding. Unweighted (the records, not the weights). The finding counts the records
+whose v was perturbed and whose d is observed.
 
 The counts are computed in rounds (`sdcsession.session.release.rounds`): on Dask the counts that
 do not wait for each other share one ``compute`` call, so the whole module costs three passes
@@ -37,11 +54,14 @@ from .aligned import Aligned
 from .codes import household_leaks
 from .counting import (  # noqa: F401  (_pairs_part: the frame path the tests compare)
     _codes,
+    _corr,
     _corr_many,
     _counts_many,
     _determines_many,
     _distinct_many,
+    _eta_many,
     _pairs_part,
+    _sums_many,
 )
 from .reductions import out_partitions, rare_rounds
 from .rounds import Rounds, compute_for, gather, run, values
@@ -49,12 +69,16 @@ from .rounds import Rounds, compute_for, gather, run, values
 if TYPE_CHECKING:  # pragma: no cover
     from ..session import SdcSession
 
-__all__ = ["structure_findings", "structure_rounds", "ORDER_THRESHOLD", "CORRELATION_THRESHOLD"]
+__all__ = ["structure_findings", "structure_rounds", "ORDER_THRESHOLD", "CORRELATION_THRESHOLD",
+           "ETA_THRESHOLD"]
 
 #: abs(Spearman's rho) between record position and a variable from which ``order`` warns
 ORDER_THRESHOLD = 0.5
 #: abs(Pearson's r) with a perturbed variable's original values from which ``derived`` warns
 CORRELATION_THRESHOLD = 0.99
+#: the correlation ratio eta² of a perturbed variable's original values given a function of
+#: them from which ``derived`` warns: the correlation rule's threshold squared (eta² >= r²)
+ETA_THRESHOLD = CORRELATION_THRESHOLD ** 2
 
 
 def _finding(severity: str, check: str, variables: list[str], records: int,
@@ -275,6 +299,10 @@ def _undeclared(cx: _Context, treated: list[str], ids: list[str]) -> Rounds:
 
 
 def _derived(cx: _Context, perturbed: list[str], ids: list[str]) -> Rounds:
+    """The ``derived`` findings (the rule: "The derived finding" in the module docstring): the
+    statistics of every (d, v) pair in one pass, then the correlation ratios of the pairs with
+    a functional dependency in the next (on Dask the pass of the other findings' second
+    counts)."""
     cands = [c for c in cx.free if c not in ids and _is_number(cx.dtypes.get(c))]
     if not cands or not perturbed:
         return []
@@ -283,30 +311,38 @@ def _derived(cx: _Context, perturbed: list[str], ids: list[str]) -> Rounds:
     codes = _codes(cx.al, f)
     # Dask: the records of every pair counted in the same pass as the statistics
     every = pairs if cx.al.dask else []
-    stats, corr, fd, early = yield from gather(
+    stats, sums, fd, early = yield from gather(
         _distinct_many(cx.al, f, [*["o:" + v for v in perturbed], *["r:" + d for d in cands]],
                        codes),
-        _corr_many(cx.al, f, [("r:" + d, "o:" + v) for d, v in pairs]),
+        _sums_many(cx.al, f, [("r:" + d, "o:" + v) for d, v in pairs]),
         _determines_many(cx.al, f, [("o:" + v, "r:" + d) for d, v in pairs], codes),
         _counts_many(cx.al, f, [("chg:" + v, "r:" + d, True) for d, v in every]))
     vstat = {v: stats["o:" + v] for v in perturbed}
     ddist = {d: stats["r:" + d][1] for d in cands}
+    # a function of v's originals (where they repeat) with at least two values
+    func = [j for j, (d, v) in enumerate(pairs) if int(ddist[d]) >= 2
+            and int(vstat[v][1]) <= int(vstat[v][0]) / 2 and _small(fd[j])]
+    # centred at v's mean over the pair's records (the sums of the first pass)
+    etas = yield from _eta_many(cx.al, f, [("r:" + pairs[j][0], "o:" + pairs[j][1]) for j in func],
+                                [sums[j][2] / sums[j][0] if sums[j][0] else 0.0 for j in func],
+                                codes)
+    eta = dict(zip(func, etas))
     hits = []
     for j, (d, v) in enumerate(pairs):
-        r = corr[j]
-        cnt, dist = vstat[v]
-        exact = int(ddist[d]) >= 2 and int(dist) <= int(cnt) / 2 and _small(fd[j])
+        r, e = _corr(sums[j]), eta.get(j, math.nan)
+        exact = not math.isnan(e) and e >= ETA_THRESHOLD
         if exact or (not math.isnan(r) and abs(r) >= CORRELATION_THRESHOLD):
-            hits.append((d, v, r, exact, j))
+            hits.append((d, v, r, e if exact else None, j))
     counts = [early[j] for *_, j in hits] if cx.al.dask else \
         [(f["chg:" + v] & f["r:" + d].notnull()).sum() for d, v, _, _, _ in hits]
     out = []
-    for (d, v, r, exact, _), m in zip(hits, counts):
-        how = (f"is a function of the original values of {v!r}" if exact else
+    for (d, v, r, e, _), m in zip(hits, counts):
+        how = (f"is a function of the original values of {v!r} and gives them closely "
+               f"(correlation ratio eta^2 = {e:.4f})" if e is not None else
                f"correlates with the original values of {v!r} at r = {r:.4f}")
         out.append(_finding(
             "warn", "derived", [d, v], int(m),
-            f"{d!r} (no role) {how}, which were perturbed in {int(m):,} record(s) where {d!r} is "
+            f"{d!r} (no role) {how}; {v!r} was perturbed in {int(m):,} record(s) where {d!r} is "
             f"released unchanged: recompute {d!r} from the released {v!r}, declare it numeric and "
             f"perturb it too, or remove it (s.remove({d!r}))"))
     return out
