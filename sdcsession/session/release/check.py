@@ -15,6 +15,7 @@ stands between the current state and a safe release, one row per finding:
 | ``undeclared_linked`` | block | a column with no role that determines the original value of a treated key, in records whose key was changed or blanked |
 | ``k_anonymity`` | block | records whose key combination occurs fewer than k times (fk < k, missing keys as wildcards) |
 | ``k_subsets`` | block | records below their subset's k on a key subset of the last ``local_suppression(subsets=...)`` step (missing keys weighted by the session's alpha) |
+| ``wildcards`` | warn | records that reach k only because other records' missing key values count as wildcards (the session's alpha > 0): below k when only complete records and records with the same missing keys count (alpha = 0) |
 | ``risk`` | warn | records whose individual risk exceeds ``risk_threshold`` |
 | ``derived`` | warn | a numeric column with no role that is a function of a perturbed variable's original values and gives them closely (correlation ratio eta² >= 0.99²), or correlates with them at abs(r) >= 0.99 |
 | ``order`` | warn | with ``shuffle=False``: the record order follows a key, the household id or a record id |
@@ -145,6 +146,16 @@ def release_check(session: SdcSession, *, k: int | None = None, risk_threshold: 
         if viol:
             out.append(_finding("block", "k_anonymity", keys, viol,
                                 f"{viol:,} record(s) violate {k}-anonymity on the key variables"))
+        wild = _wildcard_only(session, int(k), viol)
+        if wild:
+            out.append(_finding(
+                "warn", "wildcards", keys, wild,
+                f"{wild:,} record(s) reach {k}-anonymity only because missing key values of "
+                f"other records count as wildcards (alpha = {session.alpha:g}, sdcMicro's "
+                f"rule): counting only the complete records and those with the same missing keys "
+                f"(alpha = 0) they match fewer than {k}, so an intruder who sets the blanked "
+                f"records aside still singles them out; to protect them under that rule too, "
+                f"suppress in a session created with alpha=0"))
         (above,) = got
         if int(above):
             out.append(_finding("warn", "risk", keys, int(above),
@@ -171,6 +182,44 @@ def release_check(session: SdcSession, *, k: int | None = None, risk_threshold: 
     out.extend(subset_findings(session))
     out.extend(contract_findings(session))
     return findings_table(out)
+
+
+def _wildcard_only(session: SdcSession, k: int, violations: int) -> int:
+    """Records with fk >= k under the session's alpha that fall below k at alpha = 0.
+
+    sdcMicro's frequency counts (`sdcsession.risk.frequencies`) let a record with missing keys
+    match every value there, with weight alpha when its missing keys differ from the counted
+    record's. fk is non-decreasing in alpha, so the records below k at alpha = 0 include those
+    below k at the session's alpha (``violations``), and the difference counts the records
+    whose k-anonymity rests on other records' wildcards: e.g. a complete record whose
+    combination is unique among the complete records and that only records blanked on some of
+    its keys make k-anonymous. 0 when the session's alpha is 0 or no key value is missing
+    (then fk does not depend on alpha). The same on pandas and Dask (the session's risk view
+    at alpha = 0).
+
+    Example
+    -------
+    >>> import pandas as pd
+    >>> import sdcsession as sdc
+    >>> df = pd.DataFrame({"a": ["x", "x", "y", None, None], "b": ["p", "q", "p", "p", "q"]})
+    >>> s = sdc.SdcSession(df, keys=["a", "b"], seed=1)
+    >>> _wildcard_only(s, 2, s.risk.k_violations(2))  # (x, p), (x, q), (y, p): unique if complete
+    3
+    """
+    state = session.state
+    if float(session.alpha) == 0.0 or not _keys_missing(session):
+        return 0
+    strict = type(session.risk)(state, 0.0).k_violations(k)
+    return int(strict) - int(violations)
+
+
+def _keys_missing(session: SdcSession) -> bool:
+    """Whether some key value of HEAD is missing (on Dask: from the frequency model the risk
+    counts already built, no extra pass)."""
+    state, keys = session.state, [c for c in session.roles.keys if c in session.state.data]
+    if state.distributed:
+        return bool(state.measure("dask.frequency_model", alpha=session.alpha).plan.has_missing)
+    return bool(state.data[keys].isna().to_numpy().any())
 
 
 def _household_step(session: SdcSession) -> str | None:
