@@ -154,8 +154,9 @@ def release_check(session: SdcSession, *, k: int | None = None, risk_threshold: 
                 f"other records count as wildcards (alpha = {session.alpha:g}, sdcMicro's "
                 f"rule): counting only the complete records and those with the same missing keys "
                 f"(alpha = 0) they match fewer than {k}, so an intruder who sets the blanked "
-                f"records aside still singles them out; to protect them under that rule too, "
-                f"suppress in a session created with alpha=0"))
+                f"records aside still singles them out; coarser keys (global recoding) before "
+                f"the suppression protect them without wildcards, or suppress in a session "
+                f"created with alpha=0 (far more values blanked)"))
         (above,) = got
         if int(above):
             out.append(_finding("warn", "risk", keys, int(above),
