@@ -47,7 +47,7 @@ def _quiet():
 
 def _data(n: int = N) -> pd.DataFrame:
     rng = np.random.default_rng(1)
-    return pd.DataFrame({
+    df = pd.DataFrame({
         "id": np.arange(n),
         "sex": rng.choice(["m", "f"], n),
         "region": rng.choice(["a", "b", "c", "d"], n // 3 + 1)[np.arange(n) // 3],  # per household
@@ -59,6 +59,9 @@ def _data(n: int = N) -> pd.DataFrame:
         "hid": np.arange(n) // 3,  # households of 3: split by cuts and tiny row groups
         "note": rng.choice(["x", "y"], n),
     })
+    # no role, never above inc: the release check's ``bound`` after noise or microaggregation
+    df["inc_low"] = np.floor(np.minimum(df["inc"], rng.uniform(40, 140, n)) / 10) * 10
+    return df
 
 
 def _layout(kind: int, seed: int, tmp) -> tuple[str, dict]:
@@ -327,6 +330,17 @@ def test_every_step_is_figured_once_and_runs_on_every_kind_of_layout():
         assert set(STEPS) - BY_STRATA <= set(_steps_on(lay))
         assert BY_STRATA & set(_steps_on(lay))
     assert all(any(s in _steps_on(lay) for lay in LAYOUTS) for s in STEPS)
+
+
+def test_the_data_hold_a_bound_the_release_check_finds():
+    """``inc_low`` makes the figured steps compare ``bound`` findings (not only their absence):
+    the pandas reference of a noise step and of a microaggregation has one."""
+    for step in ("noise_additive", "microaggregation_onedims"):
+        s = sdc.SdcSession(_data(), **ROLES)
+        STEPS[step](s)
+        found = s.release_check()
+        assert [v for c, v in zip(found["check"], found["variables"]) if c == "bound"] == [
+            ["inc_low", "inc"]]
 
 
 #: the items of `_figures`

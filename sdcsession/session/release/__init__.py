@@ -3,6 +3,8 @@
 - `check`: `release_data`, `release_check`, `export` (both engines);
 - `structure`: the findings on the file's structure (households, identifiers, undeclared linked
   and derived columns, order, weights), one code path for pandas and Dask;
+- `bounds`: the ``bound`` finding (a column with no role that bounds a treated numeric
+  variable), called by `structure`;
 - `aligned`: released and original values side by side, record by record, on either engine;
 - `rounds`: the counts computed in rounds, every count that waits for no other in the same
   pass (on Dask one ``compute`` per round);

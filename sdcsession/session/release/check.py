@@ -19,6 +19,7 @@ stands between the current state and a safe release, one row per finding:
 | ``risk`` | warn | records whose individual risk exceeds ``risk_threshold`` |
 | ``derived`` | warn | a numeric column with no role that is a function of a perturbed variable's original values and gives them closely (correlation ratio eta² >= 0.99²), or correlates with them at abs(r) >= 0.99 |
 | ``order`` | warn | with ``shuffle=False``: the record order follows a key, the household id or a record id |
+| ``bound`` | warn | a numeric column with no role that is a lower (upper) bound of a treated numeric variable's original values, record by record, and lies above (below) its released value in some records |
 | ``weights`` | warn | weights released unchanged while some weight value is shared by fewer than k records |
 | ``numeric`` | warn | numeric variables released unperturbed |
 | ``no_role`` | warn | columns with no role, released as they are |

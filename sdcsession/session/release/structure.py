@@ -11,6 +11,7 @@ per pair of columns and per household come from integer codes, see
 | ``undeclared_linked`` | block | a column with no role that determines the original value of a treated key (a functional dependency in the original data), in records whose key was changed or blanked |
 | ``derived`` | warn | a numeric column with no role that is a function of a perturbed numeric variable's original values and tells them closely (correlation ratio eta² >= 0.99² = 0.9801), or correlates with them at abs(r) >= 0.99 |
 | ``order`` | warn | (records in the file's order only) the record order follows the original order of a key, the household id or a record id: abs(Spearman's rank correlation) >= 0.5 |
+| ``bound`` | warn | a numeric column with no role that is a lower (upper) bound of a treated numeric variable's original values, record by record, and is above (below) its released value in some records (`sdcsession.session.release.bounds`) |
 | ``weights`` | warn | the sampling weights are released unchanged while some weight value is shared by fewer than k records |
 | ``numeric`` | warn | a numeric variable released unperturbed |
 
@@ -51,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from .aligned import Aligned
+from .bounds import bound_rounds, without_repeats
 from .codes import household_leaks
 from .counting import (  # noqa: F401  (_pairs_part: the frame path the tests compare)
     _codes,
@@ -428,9 +430,11 @@ def structure_rounds(session: SdcSession, released: list[str], *, k: int,
     found = yield from gather(_linked(cx, treated), _household(cx, treated),
                               _undeclared(cx, treated, ids), _derived(cx, perturbed, ids),
                               _order(cx, ids) if not shuffle else values(),
+                              bound_rounds(cx.al, cx.free, cx.roles.keys, treated, perturbed, ids),
                               _weights(cx, changed, k))
     for f in found:
         out += list(f)
+    out = without_repeats(out)  # a bound that is also a derived or undeclared_linked pair
     for c in cx.roles.numeric:
         if c in cx.released and c in changed and c not in perturbed:
             out.append(_finding("warn", "numeric", [c], cx.n,
