@@ -26,10 +26,13 @@ def __getattr__(name: str) -> object:
     """The names of `check`, which this package replaces (its old module path), imported on
     first use (PEP 562): ``import sdcsession`` does not load the release check."""
     if not name.startswith("__"):
-        from . import check as _main
+        import importlib
 
-        if hasattr(_main, name):
-            return getattr(_main, name)
+        main = importlib.import_module(".check", __name__)  # (not ``from . import``: it asks here)
+        if name in globals():  # a submodule the check imported
+            return globals()[name]
+        if hasattr(main, name):
+            return getattr(main, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
