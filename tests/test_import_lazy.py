@@ -111,9 +111,20 @@ from sdcsession import present, risk, utility
 from sdcsession.present import report
 names = [utility.gdu, utility.entropy, utility.info_loss, present.report, present.compare,
          risk.frequencies, risk.suda2, risk.risky_cells, report, sdcsession.report]
-print(json.dumps([type(f).__name__ for f in names] + [utility.TYPES is utility.gdu.__globals__["TYPES"]]))
+types = utility.TYPES is utility.gdu.__globals__["TYPES"]
+print(json.dumps([type(f).__name__ for f in names] + [types]))
 """
     assert _run(code) == ["function"] * 10 + [True]
+
+
+def test_the_gdu_names_of_utility_are_those_of_its_gdu_package() -> None:
+    import importlib
+
+    import sdcsession.utility as u
+
+    gdu_package = importlib.import_module("sdcsession.utility.gdu")
+    assert set(u._GDU) == set(gdu_package.__all__) and set(u._GDU) <= set(u.__all__)
+    assert all(getattr(u, n) is getattr(gdu_package, n) for n in u._GDU)
 
 
 def test_a_method_registered_for_a_class_loads_with_its_module(monkeypatch) -> None:

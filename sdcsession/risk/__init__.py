@@ -58,8 +58,9 @@ _SHADOWED = frozenset({"frequencies", "risky_cells", "suda2"})
 
 
 class _Package(_types.ModuleType):
-    """This package, whose functions ``frequencies``, ``risky_cells`` and ``suda2`` share their names with submodules: importing a
-    submodule leaves the function bound to the name (the import system would bind the module)."""
+    """This package, whose functions ``frequencies``, ``risky_cells`` and ``suda2`` share their
+    names with submodules: importing a submodule leaves the function bound to the name (the
+    import system would bind the module)."""
 
     def __setattr__(self, name: str, value: object) -> None:
         if name in _SHADOWED and isinstance(value, _types.ModuleType):

@@ -58,8 +58,9 @@ _SHADOWED = frozenset({"gdu", "entropy", "info_loss"})
 
 
 class _Package(_types.ModuleType):
-    """This package, whose functions ``gdu``, ``entropy`` and ``info_loss`` share their names with submodules: importing a
-    submodule leaves the function bound to the name (the import system would bind the module)."""
+    """This package, whose functions ``gdu``, ``entropy`` and ``info_loss`` share their names with
+    submodules: importing a submodule leaves the function bound to the name (the import system
+    would bind the module)."""
 
     def __setattr__(self, name: str, value: object) -> None:
         if name in _SHADOWED and isinstance(value, _types.ModuleType):
