@@ -5,11 +5,13 @@
 ['SdcSession', 'compare']
 """
 
-import importlib.abc
-import importlib.machinery
-import importlib.util
-import sys
+import importlib as _importlib
+import importlib.abc as _abc
+import importlib.machinery as _machinery
+import importlib.util as _util
+import sys as _sys
 
+from . import present as _present  # noqa: F401  (registers s.plot, s.report(), ... on the session)
 from ._version import __version__
 from .errors import (
     DataFileError,
@@ -25,10 +27,8 @@ from .errors import (
     SdcWarning,
     TreatmentError,
 )
-from .present import compare, frontier, report
 from .roles import Roles
 from .session import SdcSession
-from .session.sweeps.grid import Sweep
 
 #: open a project file saved by ``SdcSession.save_project`` (see `SdcSession.open_project`)
 open_project = SdcSession.open_project
@@ -162,7 +162,9 @@ _MOVED = {
 _LAZY = {"datasets": None, "io": None, "methods": None, "privacy": None, "risk": None,
          "utility": None, "tables": None, "read_data": "io", "write_data": "io",
          "Treatment": "methods.base", "Hierarchy": "utility.hierarchy",
-         "contracts": "utility.contracts", "val_table": "session.sweeps.val_table"}
+         "contracts": "utility.contracts", "val_table": "session.sweeps.val_table",
+         "Sweep": "session.sweeps.grid", "compare": "present.compare",
+         "frontier": "present.compare", "report": "present.report"}
 #: entries of `_LAZY` that are modules themselves (``sdc.contracts``), not names in a module
 _LAZY_MODULES = {"contracts"}
 
@@ -170,7 +172,7 @@ _LAZY_MODULES = {"contracts"}
 def __getattr__(name: str) -> object:
     if name in _LAZY:
         where = _LAZY[name]
-        module = importlib.import_module(f"{__name__}.{where or name}")
+        module = _importlib.import_module(f"{__name__}.{where or name}")
         value = module if where is None or name in _LAZY_MODULES else getattr(module, name)
         globals()[name] = value
         return value
@@ -184,7 +186,7 @@ def __dir__() -> list[str]:
 _OLD = {f"sdcsession.{new}": f"sdcsession.{old}" for old, new in _MOVED.items()}
 
 
-class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class _MovedModules(_abc.MetaPathFinder, _abc.Loader):
     """Old module paths: ``import sdcsession.<old>`` gives the module now at the new path, and
     importing a moved module also lists it under its old name in ``sys.modules``."""
 
@@ -194,10 +196,10 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         new = _MOVED.get(fullname[11:])
         if new is not None and not new.startswith(fullname[11:] + "."):
             # (an old module that became the package of its new module loads as that package)
-            return importlib.util.spec_from_loader(fullname, self)
+            return _util.spec_from_loader(fullname, self)
         old = _OLD.get(fullname)
-        if old is not None and old not in sys.modules:
-            spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if old is not None and old not in _sys.modules:
+            spec = _machinery.PathFinder.find_spec(fullname, path)
             if spec is not None and spec.loader is not None:
                 spec.loader = _AlsoOldName(spec.loader, old)
             return spec
@@ -208,11 +210,11 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: object) -> None:
         name = module.__name__  # type: ignore[attr-defined]
-        real = importlib.import_module("sdcsession." + _MOVED[name[11:]])
-        sys.modules[name] = real  # the import system hands out this object
+        real = _importlib.import_module("sdcsession." + _MOVED[name[11:]])
+        _sys.modules[name] = real  # the import system hands out this object
 
 
-class _AlsoOldName(importlib.abc.Loader):
+class _AlsoOldName(_abc.Loader):
     """The file loader of a moved module, which also files the module under its old name."""
 
     def __init__(self, loader: object, old: str) -> None:
@@ -223,11 +225,11 @@ class _AlsoOldName(importlib.abc.Loader):
 
     def exec_module(self, module: object) -> None:
         self._loader.exec_module(module)  # type: ignore[attr-defined]
-        sys.modules.setdefault(self._old, module)  # type: ignore[arg-type]
+        _sys.modules.setdefault(self._old, module)  # type: ignore[arg-type]
 
     def __getattr__(self, name: str) -> object:  # get_source, get_filename, ... of the file loader
         return getattr(self._loader, name)
 
 
-if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
-    sys.meta_path.insert(0, _MovedModules())
+if not any(isinstance(f, _MovedModules) for f in _sys.meta_path):
+    _sys.meta_path.insert(0, _MovedModules())

@@ -9,20 +9,65 @@ drawn.
 
 from __future__ import annotations
 
-from typing import Any
+import sys as _sys
+import types as _types
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from ..session import HistoryView, RiskSummary, SdcSession, UtilitySummary
-from ..session.extensions import register_method, register_session_accessor
+from ..session.extensions import (
+    register_method,
+    register_method_later,
+    register_session_accessor,
+)
 from . import display
-from .compare import TreeView, compare, frontier, tree
-from .plots.accessor import SessionPlots
-from .report import report
+
+if TYPE_CHECKING:
+    from .compare import TreeView
 
 __all__ = ["compare", "frontier", "tree", "report", "SessionPlots", "TreeView"]
 
-register_session_accessor("plot")(SessionPlots)
+#: names imported on first use (PEP 562): the comparison with the first ``compare``/``s.tree()``,
+#: the report with the first ``report``, the plots with the first ``s.plot``, the sweep's and
+#: the optimiser's figures with their first ``.plot()``
+_LAZY = {"compare": ".compare", "frontier": ".compare", "tree": ".compare",
+         "TreeView": ".compare", "report": ".report", "SessionPlots": ".plots.accessor",
+         "sweep_map": ".plots.sweep", "optimization_map": ".plots.optimize"}
+#: names of functions that are also submodules: never replaced by their module when it is
+#: imported (`_Package`), so ``sdcsession.present.report`` stays the function
+_SHADOWED = frozenset({"compare", "report"})
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+class _Package(_types.ModuleType):
+    """This package, whose functions ``compare`` and ``report`` share their names with
+    submodules: importing a submodule leaves the function bound to the name (the import system
+    would bind the module)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _SHADOWED and isinstance(value, _types.ModuleType):
+            return  # the function is imported from the submodule on first use (_LAZY)
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
+
+
+register_session_accessor("plot")("sdcsession.present.plots.accessor:SessionPlots")
 register_method(SdcSession, "_repr_html_")(display.session_html)
 register_method(RiskSummary, "_repr_html_")(display.risk_html)
 register_method(UtilitySummary, "_repr_html_")(display.utility_html)
@@ -36,12 +81,16 @@ def _history_html(self: HistoryView) -> str:
 @register_method(SdcSession, "tree")
 def _session_tree(self: SdcSession) -> TreeView:
     """The whole history tree (all branches), HEADs marked (``.to_frame()``, text, HTML)."""
+    from .compare import tree
+
     return tree(self)
 
 
 @register_method(SdcSession, "compare")
 def _session_compare(self: SdcSession, *others: Any, measures: Any = None) -> pd.DataFrame:
     """`sdcsession.compare` of this scenario with ``others``."""
+    from .compare import compare
+
     return compare(self, *others, measures=measures)
 
 
@@ -56,7 +105,7 @@ def _session_report(self: SdcSession, path: Any = None, *others: Any, internal: 
     argument is checked (`ParameterError` naming it) before anything is built. An existing file
     is replaced only with ``overwrite=True``, the file the data were read from never.
     """
-    from .report import _check_args, _sessions
+    from .report import _check_args, _sessions, report
 
     ss = [self, *(_sessions(others, "others") if others else [])]
     _check_args(path, internal, title, figures, overwrite, ss)
@@ -64,8 +113,7 @@ def _session_report(self: SdcSession, path: Any = None, *others: Any, internal: 
                   overwrite=overwrite)
 
 
-@register_method(SessionPlots, "lattice")
-def _plot_lattice(self: SessionPlots, **kw: Any) -> Any:
+def _plot_lattice(self: Any, **kw: Any) -> Any:
     """The generalisation lattice of the last ``generalize`` step (see
     `sdcsession.present.plots.lattice.lattice_plot`)."""
     from .plots.lattice import lattice_plot
@@ -73,16 +121,18 @@ def _plot_lattice(self: SessionPlots, **kw: Any) -> Any:
     return lattice_plot(self._s, **kw)
 
 
-# ------------------------------------------------------------------- scenario sweeps
-from ..session.sweeps.grid import Sweep  # noqa: E402
-from .plots.sweep import sweep_map  # noqa: E402
+register_method_later("sdcsession.present.plots.accessor", "SessionPlots", "lattice",
+                      _plot_lattice)
 
-register_method(Sweep, "plot")(sweep_map)
+
+# ------------------------------------------------------------------- scenario sweeps
+# (attached when the sweep engine is imported, on the first ``s.sweep``)
+_SWEEP = "sdcsession.session.sweeps.grid"
+register_method_later(_SWEEP, "Sweep", "plot", "sdcsession.present.plots.sweep:sweep_map")
 __all__ += ["sweep_map"]
 
 
-@register_method(Sweep, "_repr_html_")
-def _sweep_html(self: Sweep) -> str:
+def _sweep_html(self: Any) -> str:
     """A sweep in a notebook: its summary line and the scenario table (formatted numbers, the
     frontier column shows which scenarios are not dominated)."""
     import html as _html
@@ -93,16 +143,18 @@ def _sweep_html(self: Sweep) -> str:
     return f"<p>{_html.escape(repr(self))}</p>{table}"
 
 
-# ------------------------------------------------------------------- the optimiser
-from ..session.optimize import Optimization  # noqa: E402
-from .plots.optimize import optimization_map  # noqa: E402
+register_method_later(_SWEEP, "Sweep", "_repr_html_", _sweep_html)
 
-register_method(Optimization, "plot")(optimization_map)  # the frontier on the R-U map
+
+# ------------------------------------------------------------------- the optimiser
+# (attached when the optimiser is imported, on the first ``s.optimize``)
+_OPTIMIZATION = "sdcsession.session.optimize.result"
+register_method_later(_OPTIMIZATION, "Optimization", "plot",  # the frontier on the R-U map
+                      "sdcsession.present.plots.optimize:optimization_map")
 __all__ += ["optimization_map"]
 
 
-@register_method(Optimization, "_repr_html_")
-def _optimization_html(self: Optimization) -> str:
+def _optimization_html(self: Any) -> str:
     """An optimisation in a notebook: its summary line and the frontier plans."""
     import html as _html
 
@@ -111,6 +163,9 @@ def _optimization_html(self: Optimization) -> str:
     cols = [c for c in self.frontier.columns if c not in ("feasible", "frontier", "error")]
     table = Comparison(self.frontier[cols]).to_html_table()
     return f"<p>{_html.escape(repr(self))}</p>{table}"
+
+
+register_method_later(_OPTIMIZATION, "Optimization", "_repr_html_", _optimization_html)
 
 
 @register_method(SdcSession, "workbench")

@@ -49,11 +49,26 @@ __all__ = [
     "suda2",
 ]
 
-# names that are also submodules are bound eagerly: importing the submodule later must not
-# replace the function by the module
-from .frequencies import frequencies, frequencies_from_codes  # noqa: E402
-from .risky_cells import risky_cells, tables_from_levels  # noqa: E402
-from .suda2 import suda2  # noqa: E402
+import sys as _sys  # noqa: E402
+import types as _types  # noqa: E402
+
+#: names of functions that are also submodules: imported on first use like every name, and never
+#: replaced by their module when it is imported (`_Package`)
+_SHADOWED = frozenset({"frequencies", "risky_cells", "suda2"})
+
+
+class _Package(_types.ModuleType):
+    """This package, whose functions ``frequencies``, ``risky_cells`` and ``suda2`` share their
+    names with submodules: importing a submodule leaves the function bound to the name (the
+    import system would bind the module)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _SHADOWED and isinstance(value, _types.ModuleType):
+            return  # the function is imported from the submodule on first use (_LAZY)
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
 
 #: public name -> the module that defines it (imported on first use, PEP 562), so that importing
 #: this package stays light

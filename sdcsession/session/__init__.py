@@ -20,10 +20,21 @@ __all__ = ["SdcSession", "HistoryView", "Roles", "State", "Step", "Tree", "step_
            "RiskSummary", "UtilitySummary", "to_recipe", "parse_recipe", "load_recipe",
            "save_recipe", "register_session_accessor", "register_method"]
 
-from .sweeps.grid import Sweep  # noqa: E402  (scenario sweeps)
+#: names imported on first use (PEP 562): the sweep engine and the optimiser load with the first
+#: ``s.sweep``/``s.optimize`` (or the first use of these names), not with ``import sdcsession``
+_LAZY = {"Sweep": ".sweeps.grid", "Optimization": ".optimize.result"}
+__all__ += ["Sweep", "Optimization"]
 
-__all__ += ["Sweep"]
 
-from .optimize import Optimization  # noqa: E402  (s.optimize)
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
 
-__all__ += ["Optimization"]
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

@@ -6,6 +6,12 @@ session classes by the presentation package when ``sdcsession`` is imported — 
 of pandas (``pandas.api.extensions.register_dataframe_accessor``) and xarray. Third-party code can
 use the same two decorators.
 
+Classes imported on first use (the sweep's `Sweep`, the optimiser's `Optimization`, the plots
+accessor) get their conveniences without being imported by ``import sdcsession``:
+`register_method_later` files the method under the class's module, which attaches it when it is
+imported (its last line calls `attach_registered`), and `register_session_accessor` takes the
+accessor class as a ``"module:Class"`` path, imported on the first ``s.<name>``.
+
 Example
 -------
 >>> import sdcsession as sdc
@@ -24,43 +30,98 @@ True
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["register_session_accessor", "register_method", "Accessor"]
+__all__ = ["register_session_accessor", "register_method", "register_method_later",
+           "attach_registered", "Accessor"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _resolve(path: str) -> Any:
+    """The object a ``"module:name"`` path names (the module imported if need be)."""
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
 class Accessor:
     """A descriptor that builds ``accessor(obj)`` on attribute access (``s.plot`` → plots of s);
-    on the class itself it returns the accessor class (so its docstring shows in help())."""
+    on the class itself it returns the accessor class (so its docstring shows in help()).
 
-    def __init__(self, name: str, accessor: type) -> None:
+    ``accessor`` is the class or its ``"module:Class"`` path (imported on first access)."""
+
+    def __init__(self, name: str, accessor: type | str) -> None:
         self._name = name
         self._accessor = accessor
-        self.__doc__ = accessor.__doc__
+        if not isinstance(accessor, str):
+            self.__doc__ = accessor.__doc__
+
+    def _class(self) -> type:
+        if isinstance(self._accessor, str):
+            self._accessor = _resolve(self._accessor)
+            self.__doc__ = self._accessor.__doc__
+        return self._accessor  # type: ignore[return-value]
 
     def __get__(self, obj: Any, cls: type | None = None) -> Any:
         if obj is None:
-            return self._accessor
-        return self._accessor(obj)
+            return self._class()
+        return self._class()(obj)
 
 
-def register_session_accessor(name: str, cls: type | None = None) -> Callable[[type], type]:
+def register_session_accessor(name: str, cls: type | None = None) -> Callable[[Any], Any]:
     """Register a class as accessor ``name`` on ``cls`` (default: `SdcSession`): ``s.<name>``
-    is ``accessor_class(s)``."""
+    is ``accessor_class(s)``. The class may be given as its ``"module:Class"`` path, imported
+    on the first ``s.<name>`` (``register_session_accessor("plot")("pkg.plots:Plots")``)."""
 
-    def deco(accessor: type) -> type:
+    def deco(accessor: Any) -> Any:
         owner = cls
-        if owner is None:
-            from .session import SdcSession
+        if owner is None:  # SdcSession (registered when it is created, before any accessor)
+            from .classes import SESSION_CLASSES
 
-            owner = SdcSession
+            owner = SESSION_CLASSES["sdcsession.session.session.SdcSession"]
         setattr(owner, name, Accessor(name, accessor))
         return accessor
 
     return deco
+
+
+#: methods waiting for their class's module: module -> [(class name, method name, function or
+#: its "module:name" path)]; attached when the module is imported (`attach_registered`)
+_LATER: dict[str, list[tuple[str, str, Any]]] = {}
+
+
+def register_method_later(module: str, cls: str, name: str,
+                          fn: Callable[..., Any] | str) -> None:
+    """`register_method` for class ``cls`` of ``module``, a module imported on first use: the
+    method is attached when ``module`` is imported (now, if it is already). ``fn`` is the
+    function or its ``"module:name"`` path (then imported with ``module``).
+
+    >>> register_method_later("sdcsession.session.sweeps.grid", "Sweep", "n",
+    ...                       "builtins:len")
+    >>> from sdcsession.session.sweeps.grid import Sweep
+    >>> Sweep.n.__name__
+    'len'
+    >>> _ = _LATER["sdcsession.session.sweeps.grid"].pop(); del Sweep.n
+    """
+    _LATER.setdefault(module, []).append((cls, name, fn))
+    loaded = sys.modules.get(module)
+    if loaded is not None and hasattr(loaded, cls):
+        _attach(loaded, cls, name, fn)
+
+
+def attach_registered(module: str) -> None:
+    """Attach the methods registered with `register_method_later` for classes of ``module``
+    (the last line of such a module calls ``attach_registered(__name__)``)."""
+    loaded = sys.modules[module]
+    for cls, name, fn in _LATER.get(module, ()):
+        _attach(loaded, cls, name, fn)
+
+
+def _attach(module: Any, cls: str, name: str, fn: Callable[..., Any] | str) -> None:
+    register_method(getattr(module, cls), name)(_resolve(fn) if isinstance(fn, str) else fn)
 
 
 def register_method(cls: type, name: str | None = None) -> Callable[[F], F]:

@@ -33,15 +33,14 @@ from ..methods.basic import Recode, RemoveColumns
 from ..roles import Roles
 from ..scale._base import is_dask_frame
 from .calls import guard_calls
+from .classes import register_session_class
 from .contracts import ContractsMixin
 from .history import HistoryView, Step, Tree, step_seed
-from .optimize import optimize as _optimize
 from .projects import ProjectMixin
 from .release.methods import SessionRelease
 from .replay import run_treatment
+from .scenarios import ScenarioMethods
 from .state import State
-from .sweeps.grid import register_session_class
-from .sweeps.grid import sweep as _sweep
 from .treatments import TreatmentMethods
 from .treatments.swapping import session_options
 from .views import attack_view as _attack_view  # noqa: F401  (registers measures)
@@ -53,7 +52,8 @@ from .views.utility_view import UtilitySummary
 __all__ = ["SdcSession", "HistoryView"]
 
 
-class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin, ProjectMixin):
+class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin, ProjectMixin,
+                 ScenarioMethods):
     """An anonymisation session: roles, the original data, a history tree and a HEAD.
 
     The roles (see `Roles`) are validated against ``data``: every problem is listed in one
@@ -89,11 +89,6 @@ class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin, ProjectMixin)
     >>> s.undo() if len(s.history) > 1 else s.name
     'main'
     """
-
-    #: ``s.sweep(plan)``: a grid of treatment plans as branches (see `sdcsession.session.sweeps`)
-    sweep = _sweep
-    #: ``s.optimize(privacy, keep)``: the frontier of treatment plans (`sdcsession.session.optimize`)
-    optimize = _optimize
 
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)

@@ -36,16 +36,9 @@ __all__ = [
     "utility_score", "UtilityScore",
 ]
 
-# Modules written separately (benchmark indicators, global data utility model, regression): their
-# public names are re-exported when present, so this package works before they exist.
-# gdu's names are bound now: the function ``gdu`` must win over its subpackage ``gdu``, which a
-# later import of ``sdcsession.utility.gdu.<module>`` would otherwise bind to the same name
-from . import gdu as _gdu  # noqa: E402
-
-for _n in _gdu.__all__:
-    globals()[_n] = getattr(_gdu, _n)
-    __all__.append(_n)
-del _n, _gdu
+#: the names of the global data utility model (`sdcsession.utility.gdu`, imported on first use)
+_GDU = ("ldu_psr", "grc", "ldu_biv_rule", "ldu_recoding", "GduResult", "gdu", "TYPES")
+__all__ += [*_GDU]
 #: the names of the benchmark indicators and the regression comparison (imported on first use)
 _BENCHMARK = ("weighted_mean", "weighted_total", "weighted_ratio", "weighted_quantile",
               "weighted_median", "gini", "arpr", "ArprResult", "Indicator", "indicator_ci",
@@ -56,10 +49,26 @@ __all__ += [*_BENCHMARK, *_REGRESSION]
 
 __all__ += ["info_loss", "InfoLoss", "TableLoss", "model_utility", "ModelUtility"]
 
-# names that are also submodules are bound eagerly: importing the submodule later must not
-# replace the function by the module
-from .entropy import dist, ebil, entropy, entropy_change  # noqa: E402
-from .info_loss import InfoLoss, TableLoss, info_loss  # noqa: E402
+import sys as _sys  # noqa: E402
+import types as _types  # noqa: E402
+
+#: names of functions that are also submodules: imported on first use like every name, and never
+#: replaced by their module when it is imported (`_Package`): ``utility.gdu`` is the function
+_SHADOWED = frozenset({"gdu", "entropy", "info_loss"})
+
+
+class _Package(_types.ModuleType):
+    """This package, whose functions ``gdu``, ``entropy`` and ``info_loss`` share their names with
+    submodules: importing a submodule leaves the function bound to the name (the import system
+    would bind the module)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _SHADOWED and isinstance(value, _types.ModuleType):
+            return  # the function is imported from the submodule on first use (_LAZY)
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
 
 #: public name -> the module that defines it (imported on first use, PEP 562), so that importing
 #: this package stays light
@@ -113,6 +122,7 @@ _LAZY = {
     'model_utility': '.ml',
     'UtilityScore': '.score',
     'utility_score': '.score',
+    **{name: '.gdu' for name in _GDU},
     **{name: '.benchmark' for name in _BENCHMARK},
     **{name: '.regression' for name in _REGRESSION},
 }

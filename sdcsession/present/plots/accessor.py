@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ...session.extensions import attach_registered
 from ..compare import compare
 from ._common import LABELS, PALETTE, to_png
 from .data import distributions, mosaic
@@ -76,3 +77,6 @@ class SessionPlots:
     def risk_path(self, **kw: Any) -> Axes:
         """Risk after each step of this scenario (see `risk_path`)."""
         return risk_path(self._s, **kw)
+
+
+attach_registered(__name__)  # the methods the presentation layer registered for its classes

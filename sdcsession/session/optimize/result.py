@@ -24,6 +24,7 @@ import pandas as pd
 from ...errors import ParameterError, SdcWarning, TreatmentError, user_stacklevel
 from ...methods.base import check_int
 from ...progress import Bar
+from ..extensions import attach_registered
 from ..measures import MEASURES
 from ..views.scenario_measures import frontier_positions, measure_specs
 from .evaluate import Evaluator
@@ -245,3 +246,6 @@ def optimize(self: Any, privacy: Any = (("k_anonymity", 3),), keep: Any = (), *,
     return Optimization(base=self, evaluator=ev, order=order, risk=risk_col, loss=loss_col,
                         feasible=feasible, partial=partial, seconds=time.perf_counter() - t0,
                         seed=seed, budget=budget)
+
+
+attach_registered(__name__)  # the methods the presentation layer registered for its classes

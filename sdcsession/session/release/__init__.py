@@ -21,14 +21,22 @@
 - `subsets`: the ``k_subsets`` finding (key subsets of the last ``local_suppression(subsets=...)``).
 """
 
-from . import check as _main
-from .check import FINDING_COLUMNS, export, release_check, release_data  # noqa: F401
-
 __all__ = ['release_data', 'release_check', 'export', 'FINDING_COLUMNS']
 
 
 def __getattr__(name: str) -> object:
-    """Other names of `check`, which this package replaces (its old module path)."""
-    if not name.startswith("__") and hasattr(_main, name):
-        return getattr(_main, name)
+    """The names of `check`, which this package replaces (its old module path), imported on
+    first use (PEP 562): ``import sdcsession`` does not load the release check."""
+    if not name.startswith("__"):
+        import importlib
+
+        main = importlib.import_module(".check", __name__)  # (not ``from . import``: it asks here)
+        if name in globals():  # a submodule the check imported
+            return globals()[name]
+        if hasattr(main, name):
+            return getattr(main, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

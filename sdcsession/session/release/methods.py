@@ -1,14 +1,13 @@
 """The release methods of `SdcSession` (a mixin): ``data_for_release``, ``release_check``,
 ``export`` and ``last_export``, for pandas and Dask sessions (see
-`sdcsession.session.release.check`)."""
+`sdcsession.session.release.check`, imported on the first call: ``import sdcsession`` does not load
+the release check)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pandas as pd
-
-from .check import check_export_flags, export, release_check, release_data
 
 __all__ = ["SessionRelease"]
 
@@ -30,6 +29,8 @@ class SessionRelease:
         >>> sorted(s.data_for_release()["a"]) == sorted(s.data["a"])
         True
         """
+        from .check import check_export_flags, release_data
+
         check_export_flags(shuffle=shuffle)
         if self.state.distributed:  # type: ignore[attr-defined]
             from ..distributed.release import released_frame
@@ -44,6 +45,8 @@ class SessionRelease:
         (``block`` / ``warn``), the variables and the number of records concerned. ``shuffle``:
         whether the records are released in random order (else the ``order`` finding is
         checked)."""
+        from .check import release_check
+
         return release_check(self, k=k, risk_threshold=risk_threshold,  # type: ignore[arg-type]
                              shuffle=shuffle)
 
@@ -68,6 +71,8 @@ class SessionRelease:
             return dask_export(self, path, force=force,  # type: ignore[arg-type]
                                overwrite=overwrite, shuffle=shuffle, protect=protect, k=k,
                                risk_threshold=risk_threshold, **kw)
+        from .check import export
+
         return export(self, path, force=force, overwrite=overwrite,  # type: ignore[arg-type]
                       shuffle=shuffle, protect=protect, k=k, risk_threshold=risk_threshold, **kw)
 

@@ -50,9 +50,10 @@ import pandas as pd
 
 from ...errors import ParameterError, RecipeError, SdcWarning, user_stacklevel
 from ...progress import Bar
+from ..classes import register_session_class  # (re-exported)
+from ..extensions import attach_registered
 from ..views.scenario_measures import frontier_positions, measure_specs, pick_loss
 from .plan import (
-    SESSION_CLASSES,
     PlanStep,
     check_plan,
     n_scenarios,
@@ -313,12 +314,6 @@ def _table(cls: type, steps: list[PlanStep], specs: list[Any], names: list[str],
     return df
 
 
-def register_session_class(cls: type) -> None:
-    """Register a session class under ``module.qualname``, so that sweep workers in other
-    processes rebuild scenarios with the same class (`SdcSession` and its subclasses)."""
-    SESSION_CLASSES[f"{cls.__module__}.{cls.__qualname__}"] = cls
-
-
 def sweep(self, plan: Any, *, measures: Any = None, n_jobs: int = 1,
           name: str = "sweep") -> Sweep:
     """Run every combination of the plan's alternatives as a branch of this session.
@@ -406,3 +401,6 @@ def sweep(self, plan: Any, *, measures: Any = None, n_jobs: int = 1,
                  measures_given=measures is not None, sessions=sessions, table=table,
                  counts=counts, partial=partial, backend=backend,
                  seconds=time.perf_counter() - t0, name=name, base_recipe=base_recipe)
+
+
+attach_registered(__name__)  # the methods the presentation layer registered for its classes

@@ -36,15 +36,13 @@ import attrs
 
 from ...errors import ParameterError, RecipeError
 from ...methods.base import decode_value, encode_value
+from ..classes import SESSION_CLASSES  # (re-exported: the registry lives where importing is free)
 
 __all__ = ["PlanStep", "MAX_SCENARIOS", "SESSION_CLASSES", "treatment_method_names", "check_plan", "probe_plan",
            "plan_to_json", "plan_from_json", "n_scenarios", "parameter_columns"]
 
 #: the largest number of scenarios a sweep runs (a plan beyond it is refused before it runs)
 MAX_SCENARIOS = 10_000
-#: session classes by ``module.qualname`` (filled by ``register_session_class``): a worker
-#: process finds the class of the session it rebuilds here, so no code is sent to it
-SESSION_CLASSES: dict[str, type] = {}
 
 
 @attrs.frozen
