@@ -27,10 +27,10 @@ if TYPE_CHECKING:
     from .optimize.result import Optimization
     from .sweeps.grid import Sweep
 
-__all__ = ["ScenarioMethods"]
+__all__ = ["ScenarioRuns"]
 
 
-class ScenarioMethods:
+class ScenarioRuns:
     """Session methods that run many scenarios: `sweep` and `optimize`."""
 
     def sweep(self, plan: Any, *, measures: Any = None, n_jobs: int = 1,

@@ -39,7 +39,7 @@ from .history import HistoryView, Step, Tree, step_seed
 from .projects import ProjectMixin
 from .release.methods import SessionRelease
 from .replay import run_treatment
-from .scenarios import ScenarioMethods
+from .scenarios import ScenarioRuns
 from .state import State
 from .treatments import TreatmentMethods
 from .treatments.swapping import session_options
@@ -53,7 +53,7 @@ __all__ = ["SdcSession", "HistoryView"]
 
 
 class SdcSession(TreatmentMethods, SessionRelease, ContractsMixin, ProjectMixin,
-                 ScenarioMethods):
+                 ScenarioRuns):
     """An anonymisation session: roles, the original data, a history tree and a HEAD.
 
     The roles (see `Roles`) are validated against ``data``: every problem is listed in one
