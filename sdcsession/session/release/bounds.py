@@ -61,7 +61,7 @@ import pandas as pd
 from .aligned import Aligned
 from .rounds import Rounds
 
-__all__ = ["bound_rounds", "without_repeats"]
+__all__ = ["bound_rounds", "without_repeats", "number_dtype"]
 
 # the statistics of one pair, per partition
 _BOTH, _ABOVE, _BELOW, _LO_CROSS, _HI_CROSS = 0, 1, 2, 3, 4  # counts (added)
@@ -70,7 +70,9 @@ _MIN_D, _MIN_V, _LO_EDGE = 8, 9, 10  # minima
 _WIDTH = 11
 
 
-def _number(dtype: Any) -> bool:
+def number_dtype(dtype: Any) -> bool:
+    """Whether a column of ``dtype`` holds numbers here: numeric, not boolean, not categorical
+    (``None``, a column that is absent: False). Shared with the ``derived`` finding."""
     return (dtype is not None and pd.api.types.is_numeric_dtype(dtype)
             and not pd.api.types.is_bool_dtype(dtype)
             and not isinstance(dtype, pd.CategoricalDtype))
@@ -147,8 +149,8 @@ def bound_rounds(al: Aligned, free: list[str], keys: Sequence[str], treated: lis
     rel, org = dict(al.data.dtypes.items()), dict(al.original.dtypes.items())
     both = set(rel) & set(org)
     vs = [v for v in dict.fromkeys([*treated, *perturbed])
-          if v in both and _number(rel[v]) and _number(org[v])]
-    cands = [d for d in free if d not in ids and d not in vs and _number(rel.get(d))]
+          if v in both and number_dtype(rel[v]) and number_dtype(org[v])]
+    cands = [d for d in free if d not in ids and d not in vs and number_dtype(rel.get(d))]
     pairs = [(d, v) for d in cands for v in vs]
     if not pairs:
         return []

@@ -53,6 +53,7 @@ import pandas as pd
 
 from .aligned import Aligned
 from .bounds import bound_rounds, without_repeats
+from .bounds import number_dtype as _is_number
 from .codes import household_leaks
 from .counting import (  # noqa: F401  (_pairs_part: the frame path the tests compare)
     _codes,
@@ -87,11 +88,6 @@ def _finding(severity: str, check: str, variables: list[str], records: int,
              message: str) -> dict[str, Any]:
     return {"severity": severity, "check": check, "variables": list(variables),
             "records": int(records), "message": message}
-
-
-def _is_number(dtype: Any) -> bool:
-    return (pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
-            and not isinstance(dtype, pd.CategoricalDtype))
 
 
 class _Context:
